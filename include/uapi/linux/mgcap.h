@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR BSD-2-Clause */
+/*
+ * mgcap: the one interface shared by the kernel module and user space.
+ *
+ * Ring layout, record format, character-device ioctls and generic netlink
+ * attributes are all defined here and nowhere else.
+ *
+ * Each receive queue of a captured device has one ring, exposed as the
+ * character device /dev/mgcap/IFNAME@QUEUE (devices outside the initial
+ * network namespace: /dev/mgcap/nsINUM/IFNAME@QUEUE, INUM being the
+ * namespace's inode number).  The node keeps the name the device had when
+ * capture started; netlink (MGCAP_QATTR_DEVNODE) always reports it.
+ *
+ * The mmap of a queue device is one control page followed by the data area
+ * (mmap offset 0, length mgcap_queue_info.mmap_size, MAP_SHARED).
+ * The kernel is the single producer, the reader the single consumer:
+ *
+ *   producer  free-running byte index, written by the kernel with release
+ *             semantics after the record it covers is complete;
+ *   consumer  free-running byte index, written by the reader with release
+ *             semantics once it no longer needs the bytes before it.
+ *
+ * Byte index i lives at data[i & (data_size - 1)].  A full ring never
+ * overwrites unread bytes: the packet is dropped and counted instead.
+ * A record never wraps: where the bytes left before the end of the data
+ * area are fewer than a record header, or hold a record flagged
+ * MGCAP_REC_F_PAD, the reader skips to the start of the data area.
+ */
+#ifndef _UAPI_LINUX_MGCAP_H
+#define _UAPI_LINUX_MGCAP_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define MGCAP_GENL_NAME		"mgcap"
+#define MGCAP_GENL_VERSION	1
+
+#define MGCAP_DEVNODE_DIR	"/dev/mgcap"
+
+/* Ring data area: a power of two; requests are rounded up. */
+#define MGCAP_RING_SIZE_MIN	(64ULL << 10)
+#define MGCAP_RING_SIZE_DEFAULT	(8ULL << 20)
+#define MGCAP_RING_SIZE_MAX	(1ULL << 30)
+
+/* Bytes of each frame copied into the ring. */
+#define MGCAP_SNAPLEN_MIN	1
+#define MGCAP_SNAPLEN_MAX	262144
+#define MGCAP_SNAPLEN_DEFAULT	MGCAP_SNAPLEN_MAX
+
+enum mgcap_mode {
+	MGCAP_MODE_MIRROR,	/* copy, then pass the packet to the stack */
+	MGCAP_MODE_DROP,	/* copy, then consume the packet */
+	__MGCAP_MODE_MAX
+};
+
+#define MGCAP_RING_MAGIC	0x6d676370	/* "mgcp" */
+#define MGCAP_RING_VERSION	1
+
+/* mgcap_ring_ctrl.flags, set by the kernel only */
+#define MGCAP_RING_F_DETACHED	(1U << 0)	/* capture stopped: no more records */
+#define MGCAP_RING_F_BAD_CONSUMER (1U << 1)	/* reader wrote an impossible index */
+
+struct mgcap_ring_ctrl {
+	__u32 magic;		/* MGCAP_RING_MAGIC */
+	__u32 version;		/* MGCAP_RING_VERSION */
+	__u32 flags;		/* MGCAP_RING_F_* */
+	__u32 queue;		/* receive queue this ring serves */
+	__u64 data_offset;	/* offset of the data area in the mapping */
+	__u64 data_size;	/* bytes in the data area, a power of two */
+	__u64 reserved0[5];
+	/* own cache lines, so producer and consumer do not share one */
+	__u64 producer;
+	__u64 reserved1[7];
+	__u64 consumer;
+	__u64 reserved2[7];
+};
+
+/* mgcap_rec.flags */
+#define MGCAP_REC_F_HWTSTAMP	(1U << 0)	/* tstamp_ns is the NIC's clock */
+#define MGCAP_REC_F_VLAN	(1U << 1)	/* an offloaded VLAN tag was re-inserted */
+#define MGCAP_REC_F_PAD		(1U << 15)	/* filler up to the end of the data area */
+
+/*
+ * One captured frame.  Without MGCAP_REC_F_HWTSTAMP the stamp is the kernel's
+ * real time (CLOCK_REALTIME) at capture.  Never zero.
+ */
+struct mgcap_rec {
+	__u32 rec_len;		/* bytes from this header to the next, MGCAP_REC_ALIGN-ed */
+	__u32 caplen;		/* frame bytes that follow the header */
+	__u32 wirelen;		/* frame length on the wire (with a re-inserted tag) */
+	__u16 queue;		/* receive queue the NIC recorded (0 when none) */
+	__u16 flags;		/* MGCAP_REC_F_* */
+	__u64 tstamp_ns;	/* nanoseconds since the epoch of its clock */
+	__u8 data[];
+};
+
+#define MGCAP_REC_ALIGN		8U
+#define MGCAP_REC_LEN(caplen) \
+	((__u32)((sizeof(struct mgcap_rec) + (caplen) + MGCAP_REC_ALIGN - 1) & \
+		 ~(MGCAP_REC_ALIGN - 1)))
+
+/*
+ * Bytes the producer skips (as padding) before placing a record of rec_len
+ * bytes at free-running index @head: records never straddle the end.
+ */
+static inline __u64 mgcap_ring_skip_before(__u64 head, __u64 data_size, __u32 rec_len)
+{
+	__u64 room = data_size - (head & (data_size - 1));
+
+	return rec_len > room ? room : 0;
+}
+
+/*
+ * Bytes the reader skips at free-running index @tail instead of reading a
+ * record: nonzero when the data area ends there (see the rule above).
+ */
+static inline __u64 mgcap_ring_skip_at(__u64 tail, __u64 data_size, const __u8 *data)
+{
+	__u64 pos = tail & (data_size - 1);
+	__u64 room = data_size - pos;
+	const struct mgcap_rec *rec = (const struct mgcap_rec *)(data + pos);
+
+	if (room < sizeof(struct mgcap_rec) || (rec->flags & MGCAP_REC_F_PAD))
+		return room;
+	return 0;
+}
+
+/* ioctls on /dev/mgcap/... queue devices */
+struct mgcap_queue_info {
+	__u32 version;		/* MGCAP_RING_VERSION */
+	__u32 queue;		/* the queue this device serves */
+	__u32 num_queues;	/* rings of the captured device */
+	__u32 ifindex;		/* at the time capture started */
+	__u64 data_size;	/* ring data area bytes */
+	__u64 mmap_size;	/* exact length to mmap */
+	__u32 snaplen;		/* this ring's snaplen */
+	__u32 mode;		/* enum mgcap_mode */
+	char ifname[16];	/* at the time capture started */
+};
+
+struct mgcap_queue_stats {
+	__u64 captured;		/* records written */
+	__u64 bytes;		/* wire bytes of captured frames */
+	__u64 dropped;		/* frames lost because the ring was full */
+	__u64 fill;		/* unread bytes now */
+	__u64 high_water;	/* most unread bytes seen */
+};
+
+/*
+ * Wakeup coalescing: a sleeping reader is woken once @bytes are unread, or
+ * @usecs after the first unread record arrived, whichever comes first.
+ * bytes == 1 wakes on every record (libpcap's immediate mode).
+ */
+struct mgcap_wakeup {
+	__u32 bytes;
+	__u32 usecs;
+};
+
+#define MGCAP_WAKEUP_USECS_MAX	1000000U
+
+#define MGCAP_IOC_MAGIC		0xb7
+#define MGCAP_IOC_INFO		_IOR(MGCAP_IOC_MAGIC, 1, struct mgcap_queue_info)
+#define MGCAP_IOC_STATS		_IOR(MGCAP_IOC_MAGIC, 2, struct mgcap_queue_stats)
+#define MGCAP_IOC_SET_SNAPLEN	_IOW(MGCAP_IOC_MAGIC, 3, __u32)
+#define MGCAP_IOC_SET_WAKEUP	_IOW(MGCAP_IOC_MAGIC, 4, struct mgcap_wakeup)
+
+/* generic netlink */
+enum mgcap_cmd {
+	MGCAP_CMD_UNSPEC,
+	MGCAP_CMD_START,	/* IFINDEX|IFNAME [RING_SIZE] [SNAPLEN] [MODE] */
+	MGCAP_CMD_STOP,		/* IFINDEX|IFNAME */
+	MGCAP_CMD_SET,		/* IFINDEX|IFNAME MODE */
+	MGCAP_CMD_GET,		/* IFINDEX|IFNAME, or dump: every captured device */
+	__MGCAP_CMD_MAX
+};
+#define MGCAP_CMD_MAX (__MGCAP_CMD_MAX - 1)
+
+enum mgcap_attr {
+	MGCAP_ATTR_UNSPEC,
+	MGCAP_ATTR_PAD,
+	MGCAP_ATTR_IFINDEX,	/* u32 */
+	MGCAP_ATTR_IFNAME,	/* string */
+	MGCAP_ATTR_MODE,	/* u32, enum mgcap_mode */
+	MGCAP_ATTR_RING_SIZE,	/* u64, data bytes per queue */
+	MGCAP_ATTR_SNAPLEN,	/* u32 */
+	MGCAP_ATTR_NUM_QUEUES,	/* u32, reply only */
+	MGCAP_ATTR_QUEUES,	/* nest of MGCAP_ATTR_QUEUE, reply only */
+	__MGCAP_ATTR_MAX
+};
+#define MGCAP_ATTR_MAX (__MGCAP_ATTR_MAX - 1)
+
+/* one nest per queue inside MGCAP_ATTR_QUEUES */
+#define MGCAP_ATTR_QUEUE	1
+
+enum mgcap_queue_attr {
+	MGCAP_QATTR_UNSPEC,
+	MGCAP_QATTR_PAD,
+	MGCAP_QATTR_ID,		/* u32 */
+	MGCAP_QATTR_DEVNODE,	/* string, e.g. "/dev/mgcap/eth0@0" */
+	MGCAP_QATTR_CAPTURED,	/* u64 */
+	MGCAP_QATTR_BYTES,	/* u64 */
+	MGCAP_QATTR_DROPPED,	/* u64 */
+	MGCAP_QATTR_FILL,	/* u64 */
+	MGCAP_QATTR_HIGH_WATER,	/* u64 */
+	MGCAP_QATTR_READER,	/* u8, 1 while a reader has the queue open */
+	__MGCAP_QATTR_MAX
+};
+#define MGCAP_QATTR_MAX (__MGCAP_QATTR_MAX - 1)
+
+#endif /* _UAPI_LINUX_MGCAP_H */

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mgcap capture: attaching to a net device and the receive hook.
+ *
+ * The hook is an rx_handler: it runs for every received frame after the
+ * AF_PACKET taps and tc ingress, in the CPU context that receives it (NAPI
+ * or an RPS backlog), so one queue's frames may arrive on several CPUs.
+ */
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/log2.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+
+#include "mgcap.h"
+
+LIST_HEAD(mgcap_captures);
+
+static rx_handler_result_t mgcap_rx_handler(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	struct mgcap_capture *cap = rcu_dereference(skb->dev->rx_handler_data);
+	u16 queue = skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0;
+	/* queues added later by ethtool -L share the existing rings */
+	u32 ring = queue < cap->num_rings ? queue : queue % cap->num_rings;
+
+	mgcap_ring_capture(cap->rings[ring], skb, queue);
+
+	if (READ_ONCE(cap->mode) == MGCAP_MODE_DROP) {
+		consume_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
+	return RX_HANDLER_PASS;
+}
+
+struct mgcap_capture *mgcap_capture_find(const struct net_device *dev)
+{
+	ASSERT_RTNL();
+	if (rtnl_dereference(dev->rx_handler) != mgcap_rx_handler)
+		return NULL;
+	return rtnl_dereference(dev->rx_handler_data);
+}
+
+static void mgcap_capture_free_rings(struct mgcap_capture *cap)
+{
+	u32 i;
+
+	for (i = 0; i < cap->num_rings; i++) {
+		if (!cap->rings[i])
+			continue;
+		mgcap_chardev_remove(cap->rings[i]);
+		mgcap_ring_detach(cap->rings[i]);
+		mgcap_ring_put(cap->rings[i]);
+	}
+	kfree(cap);
+}
+
+static int mgcap_capture_add_rings(struct mgcap_capture *cap, struct netlink_ext_ack *extack)
+{
+	u32 i;
+	int err;
+
+	for (i = 0; i < cap->num_rings; i++) {
+		struct mgcap_ring *ring = mgcap_ring_create(i, cap->ring_size, cap->snaplen);
+
+		if (!ring) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "cannot allocate a ring (try a smaller ring size)");
+			return -ENOMEM;
+		}
+		ring->num_queues = cap->num_rings;
+		ring->ifindex = cap->dev->ifindex;
+		ring->mode = cap->mode;
+		strscpy(ring->ifname, cap->dev->name, sizeof(ring->ifname));
+		cap->rings[i] = ring;
+
+		err = mgcap_chardev_add(ring, cap->dev);
+		if (err == -EEXIST) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "device node name in use (a renamed device still captured?)");
+			return err;
+		}
+		if (err) {
+			NL_SET_ERR_MSG_MOD(extack, "cannot create the queue's character device");
+			return err;
+		}
+	}
+	return 0;
+}
+
+int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
+			u32 mode, struct netlink_ext_ack *extack)
+{
+	struct mgcap_capture *cap;
+	u32 num_rings;
+	int err;
+
+	ASSERT_RTNL();
+	if (mgcap_capture_find(dev)) {
+		NL_SET_ERR_MSG_MOD(extack, "device is already captured");
+		return -EEXIST;
+	}
+	if (dev->type != ARPHRD_ETHER) {
+		NL_SET_ERR_MSG_MOD(extack, "only Ethernet devices can be captured");
+		return -EOPNOTSUPP;
+	}
+	ring_size = roundup_pow_of_two(ring_size);
+	if (MGCAP_REC_LEN(snaplen) > ring_size / 4) {
+		NL_SET_ERR_MSG_MOD(extack, "snaplen too large for the ring size");
+		return -EINVAL;
+	}
+
+	num_rings = max(dev->real_num_rx_queues, 1U);
+	cap = kzalloc(struct_size(cap, rings, num_rings), GFP_KERNEL);
+	if (!cap)
+		return -ENOMEM;
+	cap->dev = dev;
+	cap->mode = mode;
+	cap->num_rings = num_rings;
+	cap->ring_size = ring_size;
+	cap->snaplen = snaplen;
+
+	err = mgcap_capture_add_rings(cap, extack);
+	if (err)
+		goto err_free;
+
+	err = netdev_rx_handler_register(dev, mgcap_rx_handler, cap);
+	if (err == -EBUSY) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "device already has a receive handler (bridge, bond, team or macvlan port?)");
+		goto err_free;
+	}
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "cannot register the receive handler");
+		goto err_free;
+	}
+	netdev_hold(dev, &cap->dev_tracker, GFP_KERNEL);
+	list_add_tail(&cap->list, &mgcap_captures);
+	netdev_info(dev, "mgcap: capturing %u queue(s), %llu byte rings, %s mode\n",
+		    num_rings, ring_size, mode == MGCAP_MODE_DROP ? "drop" : "mirror");
+	return 0;
+
+err_free:
+	mgcap_capture_free_rings(cap);
+	return err;
+}
+
+void mgcap_capture_set_mode(struct mgcap_capture *cap, u32 mode)
+{
+	u32 i;
+
+	ASSERT_RTNL();
+	WRITE_ONCE(cap->mode, mode);
+	for (i = 0; i < cap->num_rings; i++)
+		WRITE_ONCE(cap->rings[i]->mode, mode);
+}
+
+void mgcap_capture_stop(struct mgcap_capture *cap)
+{
+	struct net_device *dev = cap->dev;
+
+	ASSERT_RTNL();
+	/* waits for every running handler (synchronize_net) */
+	netdev_rx_handler_unregister(dev);
+	list_del(&cap->list);
+	netdev_info(dev, "mgcap: capture stopped\n");
+	netdev_put(dev, &cap->dev_tracker);
+	mgcap_capture_free_rings(cap);
+}
+
+void mgcap_capture_stop_all(void)
+{
+	struct mgcap_capture *cap, *tmp;
+
+	ASSERT_RTNL();
+	list_for_each_entry_safe(cap, tmp, &mgcap_captures, list)
+		mgcap_capture_stop(cap);
+}

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mgcap character devices: /dev/mgcap/IFNAME@QUEUE, one per ring.
+ *
+ * One cdev covers the whole minor range; open() looks the minor up, so a
+ * node removed at stop can never reach a freed ring.  One reader at a time
+ * per queue: the ring has a single consumer index.
+ */
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/xarray.h>
+#include <net/net_namespace.h>
+
+#include "compat.h"
+#include "mgcap.h"
+
+#define MGCAP_MINORS	(1U << 16)
+
+static dev_t mgcap_devt;
+static struct cdev mgcap_cdev;
+static DEFINE_XARRAY_ALLOC(mgcap_minors);
+static struct class mgcap_class = {
+	.name = "mgcap",
+};
+
+static int mgcap_open(struct inode *inode, struct file *file)
+{
+	struct mgcap_ring *ring;
+
+	xa_lock(&mgcap_minors);
+	ring = xa_load(&mgcap_minors, iminor(inode));
+	if (ring)
+		kref_get(&ring->ref);
+	xa_unlock(&mgcap_minors);
+	if (!ring)
+		return -ENODEV;
+
+	if (test_and_set_bit(0, &ring->reader_busy)) {
+		mgcap_ring_put(ring);
+		return -EBUSY;
+	}
+	file->private_data = ring;
+	return stream_open(inode, file);
+}
+
+static int mgcap_release(struct inode *inode, struct file *file)
+{
+	struct mgcap_ring *ring = file->private_data;
+
+	WRITE_ONCE(ring->reader_waiting, false);
+	mgcap_ring_reset_reader_settings(ring);
+	clear_bit(0, &ring->reader_busy);
+	mgcap_ring_put(ring);
+	return 0;
+}
+
+static int mgcap_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct mgcap_ring *ring = file->private_data;
+
+	if (vma->vm_pgoff != 0 || vma->vm_end - vma->vm_start != ring->mmap_size)
+		return -EINVAL;
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	vm_flags_clear(vma, VM_MAYEXEC);
+	return remap_vmalloc_range(vma, ring->mem, 0);
+}
+
+static __poll_t mgcap_poll(struct file *file, poll_table *wait)
+{
+	struct mgcap_ring *ring = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &ring->wq, wait);
+	if (!mgcap_ring_readable(ring)) {
+		WRITE_ONCE(ring->reader_waiting, true);
+		/* pairs with the producer's smp_mb() after it published head */
+		smp_mb();
+	}
+	if (mgcap_ring_readable(ring))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(ring->detached))
+		mask |= EPOLLHUP;
+	if (READ_ONCE(ring->ctrl->flags) & MGCAP_RING_F_BAD_CONSUMER)
+		mask |= EPOLLERR;
+	return mask;
+}
+
+static long mgcap_ioctl_info(struct mgcap_ring *ring, void __user *arg)
+{
+	struct mgcap_queue_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.version = MGCAP_RING_VERSION;
+	info.queue = ring->queue;
+	info.num_queues = ring->num_queues;
+	info.ifindex = ring->ifindex;
+	info.data_size = ring->mask + 1;
+	info.mmap_size = ring->mmap_size;
+	info.snaplen = READ_ONCE(ring->snaplen);
+	info.mode = READ_ONCE(ring->mode);
+	strscpy(info.ifname, ring->ifname, sizeof(info.ifname));
+	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long mgcap_ioctl_stats(struct mgcap_ring *ring, void __user *arg)
+{
+	struct mgcap_queue_stats st;
+
+	mgcap_ring_get_stats(ring, &st);
+	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+static long mgcap_ioctl_set_snaplen(struct mgcap_ring *ring, u32 __user *arg)
+{
+	u32 snaplen;
+
+	if (get_user(snaplen, arg))
+		return -EFAULT;
+	if (snaplen < MGCAP_SNAPLEN_MIN || snaplen > ring->default_snaplen)
+		return -EINVAL;
+	WRITE_ONCE(ring->snaplen, snaplen);
+	return 0;
+}
+
+static long mgcap_ioctl_set_wakeup(struct mgcap_ring *ring, void __user *arg)
+{
+	struct mgcap_wakeup wk;
+
+	if (copy_from_user(&wk, arg, sizeof(wk)))
+		return -EFAULT;
+	if (wk.bytes == 0 || wk.bytes > ring->mask + 1 || wk.usecs > MGCAP_WAKEUP_USECS_MAX)
+		return -EINVAL;
+	WRITE_ONCE(ring->wake_bytes, wk.bytes);
+	WRITE_ONCE(ring->wake_ns, (u64)wk.usecs * NSEC_PER_USEC);
+	return 0;
+}
+
+static long mgcap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct mgcap_ring *ring = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case MGCAP_IOC_INFO:
+		return mgcap_ioctl_info(ring, uarg);
+	case MGCAP_IOC_STATS:
+		return mgcap_ioctl_stats(ring, uarg);
+	case MGCAP_IOC_SET_SNAPLEN:
+		if (READ_ONCE(ring->detached))
+			return -ENODEV;
+		return mgcap_ioctl_set_snaplen(ring, uarg);
+	case MGCAP_IOC_SET_WAKEUP:
+		if (READ_ONCE(ring->detached))
+			return -ENODEV;
+		return mgcap_ioctl_set_wakeup(ring, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations mgcap_fops = {
+	.owner = THIS_MODULE,
+	.open = mgcap_open,
+	.release = mgcap_release,
+	.mmap = mgcap_mmap,
+	.poll = mgcap_poll,
+	.unlocked_ioctl = mgcap_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+/* "mgcap/eth0@3"; sysfs spells '/' as '!' and devtmpfs turns it back */
+static void mgcap_devnode_name(char *buf, size_t len, const struct net_device *dev, u32 queue)
+{
+	const struct net *net = dev_net(dev);
+
+	if (net_eq(net, &init_net))
+		snprintf(buf, len, "mgcap!%s@%u", dev->name, queue);
+	else
+		snprintf(buf, len, "mgcap!ns%u!%s@%u", net->ns.inum, dev->name, queue);
+}
+
+/* Under RTNL, which also serialises the name check against other starts. */
+int mgcap_chardev_add(struct mgcap_ring *ring, const struct net_device *dev)
+{
+	char name[sizeof(ring->devnode) - sizeof("/dev/")];
+	struct device *node;
+	u32 minor;
+	int err;
+
+	mgcap_devnode_name(name, sizeof(name), dev, ring->queue);
+	node = class_find_device_by_name(&mgcap_class, name);
+	if (node) {
+		put_device(node);
+		return -EEXIST;
+	}
+
+	err = xa_alloc(&mgcap_minors, &minor, ring, XA_LIMIT(0, MGCAP_MINORS - 1), GFP_KERNEL);
+	if (err)
+		return err;
+
+	node = device_create(&mgcap_class, NULL, MKDEV(MAJOR(mgcap_devt), minor), NULL,
+			     "%s", name);
+	if (IS_ERR(node)) {
+		xa_erase(&mgcap_minors, minor);
+		return PTR_ERR(node);
+	}
+	ring->minor = minor;
+	ring->node = node;
+	snprintf(ring->devnode, sizeof(ring->devnode), "/dev/%s", name);
+	strreplace(ring->devnode, '!', '/');
+	return 0;
+}
+
+void mgcap_chardev_remove(struct mgcap_ring *ring)
+{
+	if (ring->minor < 0)
+		return;
+	xa_erase(&mgcap_minors, ring->minor);
+	device_destroy(&mgcap_class, MKDEV(MAJOR(mgcap_devt), ring->minor));
+	ring->minor = -1;
+	ring->node = NULL;
+}
+
+int mgcap_chardev_init(void)
+{
+	int err;
+
+	err = alloc_chrdev_region(&mgcap_devt, 0, MGCAP_MINORS, "mgcap");
+	if (err)
+		return err;
+	cdev_init(&mgcap_cdev, &mgcap_fops);
+	mgcap_cdev.owner = THIS_MODULE;
+	err = cdev_add(&mgcap_cdev, mgcap_devt, MGCAP_MINORS);
+	if (err)
+		goto err_region;
+	err = class_register(&mgcap_class);
+	if (err)
+		goto err_cdev;
+	return 0;
+
+err_cdev:
+	cdev_del(&mgcap_cdev);
+err_region:
+	unregister_chrdev_region(mgcap_devt, MGCAP_MINORS);
+	return err;
+}
+
+void mgcap_chardev_exit(void)
+{
+	class_unregister(&mgcap_class);
+	cdev_del(&mgcap_cdev);
+	unregister_chrdev_region(mgcap_devt, MGCAP_MINORS);
+	xa_destroy(&mgcap_minors);
+}

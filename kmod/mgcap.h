@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* mgcap kernel module: internal interfaces between its parts. */
+#ifndef MGCAP_H
+#define MGCAP_H
+
+#include <linux/hrtimer.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/mgcap.h>
+
+/*
+ * One receive queue's ring.  Refcounted: the capture holds one reference
+ * while attached, an open reader holds another, so a ring outlives a stop,
+ * an unregistered device or a moved device for as long as it is open or
+ * mapped.
+ */
+struct mgcap_ring {
+	struct kref ref;
+	spinlock_t lock;		/* producers: one queue may run on several CPUs */
+	u64 head;			/* producer index; the kernel's own copy */
+	u64 mask;			/* data_size - 1 */
+	struct mgcap_ring_ctrl *ctrl;	/* first page of mem */
+	u8 *data;			/* mem + PAGE_SIZE */
+	void *mem;			/* vmalloc_user() area that is mapped */
+	size_t mmap_size;
+
+	u32 snaplen;			/* the reader's, else default_snaplen */
+	u32 default_snaplen;
+	u32 wake_bytes;
+	u64 wake_ns;
+
+	/* counters: written under lock, read with READ_ONCE() */
+	u64 captured;
+	u64 bytes;
+	u64 dropped;
+	u64 high_water;
+
+	bool detached;
+	bool reader_waiting;
+	unsigned long reader_busy;	/* bit 0: exclusive open */
+	wait_queue_head_t wq;
+	struct hrtimer wake_timer;
+
+	u32 queue;
+	u32 num_queues;
+	u32 ifindex;
+	char ifname[IFNAMSIZ];
+	int minor;
+	struct device *node;
+	char devnode[64];
+	u32 mode;			/* the capture's mode, for MGCAP_IOC_INFO */
+};
+
+/* A captured net device: its rings and how packets go on after capture. */
+struct mgcap_capture {
+	struct list_head list;		/* mgcap_captures, under RTNL */
+	struct net_device *dev;
+	netdevice_tracker dev_tracker;
+	u32 mode;			/* enum mgcap_mode, READ_ONCE() in the hot path */
+	u32 num_rings;
+	u64 ring_size;
+	u32 snaplen;
+	struct mgcap_ring *rings[];
+};
+
+/* capture.c, all under RTNL */
+struct mgcap_capture *mgcap_capture_find(const struct net_device *dev);
+int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
+			u32 mode, struct netlink_ext_ack *extack);
+void mgcap_capture_set_mode(struct mgcap_capture *cap, u32 mode);
+void mgcap_capture_stop(struct mgcap_capture *cap);
+void mgcap_capture_stop_all(void);
+extern struct list_head mgcap_captures;
+
+/* ring.c */
+struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen);
+void mgcap_ring_put(struct mgcap_ring *ring);
+void mgcap_ring_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 queue);
+void mgcap_ring_detach(struct mgcap_ring *ring);
+void mgcap_ring_get_stats(struct mgcap_ring *ring, struct mgcap_queue_stats *st);
+void mgcap_ring_reset_reader_settings(struct mgcap_ring *ring);
+bool mgcap_ring_readable(const struct mgcap_ring *ring);
+
+/* chardev.c */
+int mgcap_chardev_init(void);
+void mgcap_chardev_exit(void);
+int mgcap_chardev_add(struct mgcap_ring *ring, const struct net_device *dev);
+void mgcap_chardev_remove(struct mgcap_ring *ring);
+
+/* netlink.c */
+int mgcap_netlink_init(void);
+void mgcap_netlink_exit(void);
+
+#endif /* MGCAP_H */

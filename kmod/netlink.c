@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mgcap generic netlink family "mgcap": start, stop, set mode, get/dump.
+ *
+ * Every operation runs under RTNL, which protects the capture list and the
+ * device's rx_handler.  Devices are looked up in the caller's namespace.
+ */
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
+
+#include "mgcap.h"
+
+/* not const: 6.1's nla_policy points at a mutable one */
+static struct netlink_range_validation mgcap_ring_size_range = {
+	.min = MGCAP_RING_SIZE_MIN,
+	.max = MGCAP_RING_SIZE_MAX,
+};
+
+static struct netlink_range_validation mgcap_snaplen_range = {
+	.min = MGCAP_SNAPLEN_MIN,
+	.max = MGCAP_SNAPLEN_MAX,
+};
+
+static const struct nla_policy mgcap_policy[MGCAP_ATTR_MAX + 1] = {
+	[MGCAP_ATTR_PAD] = { .type = NLA_REJECT },
+	[MGCAP_ATTR_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
+	[MGCAP_ATTR_IFNAME] = { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+	[MGCAP_ATTR_MODE] = NLA_POLICY_MAX(NLA_U32, __MGCAP_MODE_MAX - 1),
+	[MGCAP_ATTR_RING_SIZE] = NLA_POLICY_FULL_RANGE(NLA_U64, &mgcap_ring_size_range),
+	[MGCAP_ATTR_SNAPLEN] = NLA_POLICY_FULL_RANGE(NLA_U32, &mgcap_snaplen_range),
+	[MGCAP_ATTR_NUM_QUEUES] = { .type = NLA_REJECT },
+	[MGCAP_ATTR_QUEUES] = { .type = NLA_REJECT },
+};
+
+static struct genl_family mgcap_genl_family;
+
+static struct net_device *mgcap_nl_get_dev(struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct nlattr *attr;
+	struct net_device *dev;
+
+	if (info->attrs[MGCAP_ATTR_IFINDEX]) {
+		attr = info->attrs[MGCAP_ATTR_IFINDEX];
+		dev = __dev_get_by_index(net, nla_get_u32(attr));
+	} else if (info->attrs[MGCAP_ATTR_IFNAME]) {
+		attr = info->attrs[MGCAP_ATTR_IFNAME];
+		dev = __dev_get_by_name(net, nla_data(attr));
+	} else {
+		NL_SET_ERR_MSG_MOD(info->extack, "no device given (IFINDEX or IFNAME)");
+		return ERR_PTR(-EINVAL);
+	}
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, "no such device");
+		return ERR_PTR(-ENODEV);
+	}
+	return dev;
+}
+
+static struct mgcap_capture *mgcap_nl_get_capture(struct genl_info *info)
+{
+	struct net_device *dev = mgcap_nl_get_dev(info);
+	struct mgcap_capture *cap;
+
+	if (IS_ERR(dev))
+		return ERR_CAST(dev);
+	cap = mgcap_capture_find(dev);
+	if (!cap) {
+		NL_SET_ERR_MSG_MOD(info->extack, "device is not captured");
+		return ERR_PTR(-ENOENT);
+	}
+	return cap;
+}
+
+static size_t mgcap_nl_size(const struct mgcap_capture *cap)
+{
+	size_t queue = nla_total_size(0) +			/* MGCAP_ATTR_QUEUE */
+		nla_total_size(sizeof(u32)) +			/* ID */
+		nla_total_size(sizeof_field(struct mgcap_ring, devnode)) +
+		5 * nla_total_size_64bit(sizeof(u64)) +		/* counters */
+		nla_total_size(sizeof(u8));			/* READER */
+
+	return nla_total_size(sizeof(u32)) +			/* IFINDEX */
+		nla_total_size(IFNAMSIZ) +			/* IFNAME */
+		nla_total_size(sizeof(u32)) +			/* MODE */
+		nla_total_size_64bit(sizeof(u64)) +		/* RING_SIZE */
+		nla_total_size(sizeof(u32)) +			/* SNAPLEN */
+		nla_total_size(sizeof(u32)) +			/* NUM_QUEUES */
+		nla_total_size(0) +				/* QUEUES */
+		cap->num_rings * queue;
+}
+
+static int mgcap_nl_put_queue(struct sk_buff *skb, struct mgcap_ring *ring)
+{
+	struct mgcap_queue_stats st;
+	struct nlattr *nest;
+
+	mgcap_ring_get_stats(ring, &st);
+	nest = nla_nest_start(skb, MGCAP_ATTR_QUEUE);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, MGCAP_QATTR_ID, ring->queue) ||
+	    nla_put_string(skb, MGCAP_QATTR_DEVNODE, ring->devnode) ||
+	    nla_put_u64_64bit(skb, MGCAP_QATTR_CAPTURED, st.captured, MGCAP_QATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MGCAP_QATTR_BYTES, st.bytes, MGCAP_QATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MGCAP_QATTR_DROPPED, st.dropped, MGCAP_QATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MGCAP_QATTR_FILL, st.fill, MGCAP_QATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MGCAP_QATTR_HIGH_WATER, st.high_water, MGCAP_QATTR_PAD) ||
+	    nla_put_u8(skb, MGCAP_QATTR_READER, test_bit(0, &ring->reader_busy))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
+			 u32 portid, u32 seq, int flags, u8 cmd)
+{
+	struct nlattr *queues;
+	void *hdr;
+	u32 i;
+
+	hdr = genlmsg_put(skb, portid, seq, &mgcap_genl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, MGCAP_ATTR_IFINDEX, cap->dev->ifindex) ||
+	    nla_put_string(skb, MGCAP_ATTR_IFNAME, cap->dev->name) ||
+	    nla_put_u32(skb, MGCAP_ATTR_MODE, READ_ONCE(cap->mode)) ||
+	    nla_put_u64_64bit(skb, MGCAP_ATTR_RING_SIZE, cap->ring_size, MGCAP_ATTR_PAD) ||
+	    nla_put_u32(skb, MGCAP_ATTR_SNAPLEN, cap->snaplen) ||
+	    nla_put_u32(skb, MGCAP_ATTR_NUM_QUEUES, cap->num_rings))
+		goto cancel;
+	queues = nla_nest_start(skb, MGCAP_ATTR_QUEUES);
+	if (!queues)
+		goto cancel;
+	for (i = 0; i < cap->num_rings; i++)
+		if (mgcap_nl_put_queue(skb, cap->rings[i]))
+			goto cancel;
+	nla_nest_end(skb, queues);
+	genlmsg_end(skb, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int mgcap_nl_reply(struct genl_info *info, const struct mgcap_capture *cap)
+{
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(mgcap_nl_size(cap), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	err = mgcap_nl_fill(msg, cap, info->snd_portid, info->snd_seq, 0, info->genlhdr->cmd);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int mgcap_nl_start(struct sk_buff *skb, struct genl_info *info)
+{
+	u64 ring_size = MGCAP_RING_SIZE_DEFAULT;
+	u32 snaplen = MGCAP_SNAPLEN_DEFAULT;
+	u32 mode = MGCAP_MODE_MIRROR;
+	struct net_device *dev;
+	int err;
+
+	if (info->attrs[MGCAP_ATTR_RING_SIZE])
+		ring_size = nla_get_u64(info->attrs[MGCAP_ATTR_RING_SIZE]);
+	if (info->attrs[MGCAP_ATTR_SNAPLEN])
+		snaplen = nla_get_u32(info->attrs[MGCAP_ATTR_SNAPLEN]);
+	if (info->attrs[MGCAP_ATTR_MODE])
+		mode = nla_get_u32(info->attrs[MGCAP_ATTR_MODE]);
+
+	rtnl_lock();
+	dev = mgcap_nl_get_dev(info);
+	if (IS_ERR(dev)) {
+		err = PTR_ERR(dev);
+		goto out;
+	}
+	err = mgcap_capture_start(dev, ring_size, snaplen, mode, info->extack);
+	if (!err)
+		err = mgcap_nl_reply(info, mgcap_capture_find(dev));
+out:
+	rtnl_unlock();
+	return err;
+}
+
+static int mgcap_nl_stop(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mgcap_capture *cap;
+
+	rtnl_lock();
+	cap = mgcap_nl_get_capture(info);
+	if (!IS_ERR(cap))
+		mgcap_capture_stop(cap);
+	rtnl_unlock();
+	return PTR_ERR_OR_ZERO(cap);
+}
+
+static int mgcap_nl_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mgcap_capture *cap;
+	int err;
+
+	if (!info->attrs[MGCAP_ATTR_MODE]) {
+		NL_SET_ERR_MSG_MOD(info->extack, "nothing to set (give MODE)");
+		return -EINVAL;
+	}
+	rtnl_lock();
+	cap = mgcap_nl_get_capture(info);
+	if (IS_ERR(cap)) {
+		err = PTR_ERR(cap);
+	} else {
+		mgcap_capture_set_mode(cap, nla_get_u32(info->attrs[MGCAP_ATTR_MODE]));
+		err = mgcap_nl_reply(info, cap);
+	}
+	rtnl_unlock();
+	return err;
+}
+
+static int mgcap_nl_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mgcap_capture *cap;
+	int err;
+
+	rtnl_lock();
+	cap = mgcap_nl_get_capture(info);
+	err = IS_ERR(cap) ? PTR_ERR(cap) : mgcap_nl_reply(info, cap);
+	rtnl_unlock();
+	return err;
+}
+
+/* cb->args[0]: captures of this namespace already sent */
+static int mgcap_nl_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct net *net = sock_net(skb->sk);
+	struct mgcap_capture *cap;
+	long idx = 0;
+	int err = 0;
+
+	rtnl_lock();
+	list_for_each_entry(cap, &mgcap_captures, list) {
+		if (!net_eq(dev_net(cap->dev), net))
+			continue;
+		if (idx++ < cb->args[0])
+			continue;
+		err = mgcap_nl_fill(skb, cap, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				    NLM_F_MULTI, MGCAP_CMD_GET);
+		if (err) {
+			idx--;
+			break;
+		}
+	}
+	rtnl_unlock();
+	cb->args[0] = idx;
+	/* a capture too large for an empty message can never be sent */
+	if (err && !skb->len)
+		return err;
+	return skb->len;
+}
+
+static const struct genl_small_ops mgcap_ops[] = {
+	{
+		.cmd = MGCAP_CMD_START,
+		.doit = mgcap_nl_start,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = MGCAP_CMD_STOP,
+		.doit = mgcap_nl_stop,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = MGCAP_CMD_SET,
+		.doit = mgcap_nl_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = MGCAP_CMD_GET,
+		.doit = mgcap_nl_get,
+		.dumpit = mgcap_nl_dump,
+	},
+};
+
+static struct genl_family mgcap_genl_family __ro_after_init = {
+	.name = MGCAP_GENL_NAME,
+	.version = MGCAP_GENL_VERSION,
+	.maxattr = MGCAP_ATTR_MAX,
+	.policy = mgcap_policy,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.small_ops = mgcap_ops,
+	.n_small_ops = ARRAY_SIZE(mgcap_ops),
+	.resv_start_op = MGCAP_CMD_MAX + 1,
+};
+
+int mgcap_netlink_init(void)
+{
+	return genl_register_family(&mgcap_genl_family);
+}
+
+void mgcap_netlink_exit(void)
+{
+	genl_unregister_family(&mgcap_genl_family);
+}

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mgcap ring: the producer side of one receive queue's shared ring.
+ *
+ * The layout and the index protocol are described in <linux/mgcap.h>.
+ * Nothing the reader can write (the whole mapping is writable so that it
+ * can store its consumer index) is trusted: the kernel keeps its own copy of
+ * the producer index and validates the consumer index on every use.
+ */
+#include <linux/if_vlan.h>
+#include <linux/ktime.h>
+#include <linux/poll.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "mgcap.h"
+
+/* Wakeup defaults; a reader changes them with MGCAP_IOC_SET_WAKEUP. */
+#define MGCAP_WAKE_BYTES_MAX	(64U << 10)
+#define MGCAP_WAKE_USECS	1000U
+
+static enum hrtimer_restart mgcap_ring_wake_timer(struct hrtimer *timer)
+{
+	struct mgcap_ring *ring = container_of(timer, struct mgcap_ring, wake_timer);
+
+	WRITE_ONCE(ring->reader_waiting, false);
+	wake_up_interruptible_poll(&ring->wq, EPOLLIN | EPOLLRDNORM);
+	return HRTIMER_NORESTART;
+}
+
+void mgcap_ring_reset_reader_settings(struct mgcap_ring *ring)
+{
+	WRITE_ONCE(ring->snaplen, ring->default_snaplen);
+	WRITE_ONCE(ring->wake_bytes, min_t(u64, MGCAP_WAKE_BYTES_MAX, (ring->mask + 1) / 4));
+	WRITE_ONCE(ring->wake_ns, (u64)MGCAP_WAKE_USECS * NSEC_PER_USEC);
+}
+
+struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
+{
+	struct mgcap_ring *ring;
+
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+	if (!ring)
+		return NULL;
+
+	ring->mmap_size = PAGE_SIZE + data_size;
+	/* zeroed, so no byte the reader can see was ever uninitialised */
+	ring->mem = vmalloc_user(ring->mmap_size);
+	if (!ring->mem) {
+		kfree(ring);
+		return NULL;
+	}
+	ring->ctrl = ring->mem;
+	ring->data = (u8 *)ring->mem + PAGE_SIZE;
+	ring->mask = data_size - 1;
+	ring->queue = queue;
+	ring->default_snaplen = snaplen;
+	ring->minor = -1;
+	kref_init(&ring->ref);
+	spin_lock_init(&ring->lock);
+	init_waitqueue_head(&ring->wq);
+	hrtimer_init(&ring->wake_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	ring->wake_timer.function = mgcap_ring_wake_timer;
+	mgcap_ring_reset_reader_settings(ring);
+
+	ring->ctrl->magic = MGCAP_RING_MAGIC;
+	ring->ctrl->version = MGCAP_RING_VERSION;
+	ring->ctrl->queue = queue;
+	ring->ctrl->data_offset = PAGE_SIZE;
+	ring->ctrl->data_size = data_size;
+	return ring;
+}
+
+static void mgcap_ring_release(struct kref *ref)
+{
+	struct mgcap_ring *ring = container_of(ref, struct mgcap_ring, ref);
+
+	hrtimer_cancel(&ring->wake_timer);
+	vfree(ring->mem);
+	kfree(ring);
+}
+
+void mgcap_ring_put(struct mgcap_ring *ring)
+{
+	kref_put(&ring->ref, mgcap_ring_release);
+}
+
+static void mgcap_ring_set_flag(struct mgcap_ring *ring, u32 flag)
+{
+	WRITE_ONCE(ring->ctrl->flags, READ_ONCE(ring->ctrl->flags) | flag);
+}
+
+/* The capture stopped: no producer runs any more (RCU grace period passed). */
+void mgcap_ring_detach(struct mgcap_ring *ring)
+{
+	spin_lock_bh(&ring->lock);
+	WRITE_ONCE(ring->detached, true);
+	mgcap_ring_set_flag(ring, MGCAP_RING_F_DETACHED);
+	spin_unlock_bh(&ring->lock);
+	hrtimer_cancel(&ring->wake_timer);
+	wake_up_interruptible_all(&ring->wq);
+}
+
+/* Unread bytes as the kernel sees them; a lying reader gets a full ring. */
+static u64 mgcap_ring_fill(const struct mgcap_ring *ring, u64 head, u64 tail)
+{
+	u64 used = head - tail;
+
+	return used > ring->mask + 1 ? ring->mask + 1 : used;
+}
+
+void mgcap_ring_get_stats(struct mgcap_ring *ring, struct mgcap_queue_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->captured = READ_ONCE(ring->captured);
+	st->bytes = READ_ONCE(ring->bytes);
+	st->dropped = READ_ONCE(ring->dropped);
+	st->high_water = READ_ONCE(ring->high_water);
+	st->fill = mgcap_ring_fill(ring, READ_ONCE(ring->head), READ_ONCE(ring->ctrl->consumer));
+}
+
+bool mgcap_ring_readable(const struct mgcap_ring *ring)
+{
+	return READ_ONCE(ring->head) != READ_ONCE(ring->ctrl->consumer);
+}
+
+static void mgcap_copy_piece(u8 **dst, u32 *left, const void *src, u32 len)
+{
+	len = min(len, *left);
+	memcpy(*dst, src, len);
+	*dst += len;
+	*left -= len;
+}
+
+/*
+ * Copy the first @caplen bytes of the frame as it was on the wire: the MAC
+ * header (which the stack has already pulled), an offloaded VLAN tag put
+ * back after the addresses, then the rest, linear or not.
+ */
+static void mgcap_copy_frame(u8 *dst, const struct sk_buff *skb, u32 mac_len,
+			     bool vlan, u32 caplen)
+{
+	const u8 *mac = skb_mac_header(skb);
+	u32 left = caplen;
+
+	if (vlan) {
+		struct vlan_hdr tag = {
+			.h_vlan_TCI = htons(skb_vlan_tag_get(skb)),
+			.h_vlan_encapsulated_proto = skb->vlan_proto,
+		};
+
+		/* the tag goes where the EtherType was: TPID, TCI, then EtherType */
+		mgcap_copy_piece(&dst, &left, mac, 2 * ETH_ALEN);
+		mgcap_copy_piece(&dst, &left, &tag.h_vlan_encapsulated_proto, 2);
+		mgcap_copy_piece(&dst, &left, &tag.h_vlan_TCI, 2);
+		mgcap_copy_piece(&dst, &left, mac + 2 * ETH_ALEN, mac_len - 2 * ETH_ALEN);
+	} else {
+		mgcap_copy_piece(&dst, &left, mac, mac_len);
+	}
+	if (left && skb_copy_bits(skb, 0, dst, left))
+		memset(dst, 0, left);	/* cannot happen: caplen <= wire length */
+}
+
+void mgcap_ring_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 queue)
+{
+	u32 mac_len = skb_mac_header_was_set(skb) ? skb->data - skb_mac_header(skb) : 0;
+	bool vlan = skb_vlan_tag_present(skb) && mac_len >= ETH_HLEN;
+	u32 wirelen = mac_len + skb->len + (vlan ? VLAN_HLEN : 0);
+	u32 caplen = min(wirelen, READ_ONCE(ring->snaplen));
+	u32 rec_len = MGCAP_REC_LEN(caplen);
+	u64 data_size = ring->mask + 1;
+	ktime_t hwtstamp = skb_shinfo(skb)->hwtstamps.hwtstamp;
+	u16 flags = (vlan ? MGCAP_REC_F_VLAN : 0) | (hwtstamp ? MGCAP_REC_F_HWTSTAMP : 0);
+	u64 tstamp_ns = hwtstamp ? ktime_to_ns(hwtstamp) : ktime_get_real_ns();
+	struct mgcap_rec *rec;
+	u64 head, tail, used, skip;
+	bool wake = false, arm_timer = false;
+
+	spin_lock(&ring->lock);
+	head = ring->head;
+	/* pairs with the reader's release store: it is done with those bytes */
+	tail = smp_load_acquire(&ring->ctrl->consumer);
+	used = head - tail;
+	if (unlikely(used > data_size)) {
+		mgcap_ring_set_flag(ring, MGCAP_RING_F_BAD_CONSUMER);
+		goto drop;
+	}
+	skip = mgcap_ring_skip_before(head, data_size, rec_len);
+	if (used + skip + rec_len > data_size)
+		goto drop;
+
+	if (skip >= sizeof(*rec)) {
+		rec = (struct mgcap_rec *)(ring->data + (head & ring->mask));
+		memset(rec, 0, sizeof(*rec));
+		rec->rec_len = skip;
+		rec->flags = MGCAP_REC_F_PAD;
+	}
+	head += skip;
+
+	rec = (struct mgcap_rec *)(ring->data + (head & ring->mask));
+	rec->rec_len = rec_len;
+	rec->caplen = caplen;
+	rec->wirelen = wirelen;
+	rec->queue = queue;
+	rec->flags = flags;
+	rec->tstamp_ns = tstamp_ns;
+	mgcap_copy_frame(rec->data, skb, mac_len, vlan, caplen);
+	memset(rec->data + caplen, 0, rec_len - sizeof(*rec) - caplen);
+	head += rec_len;
+
+	/* the record is complete before the reader can see the new index */
+	smp_store_release(&ring->ctrl->producer, head);
+	WRITE_ONCE(ring->head, head);
+	WRITE_ONCE(ring->captured, ring->captured + 1);
+	WRITE_ONCE(ring->bytes, ring->bytes + wirelen);
+	used = head - tail;
+	if (used > ring->high_water)
+		WRITE_ONCE(ring->high_water, used);
+
+	/* publish head before looking for a sleeper; pairs with mgcap_poll() */
+	smp_mb();
+	if (READ_ONCE(ring->reader_waiting)) {
+		if (used >= READ_ONCE(ring->wake_bytes) || !READ_ONCE(ring->wake_ns)) {
+			WRITE_ONCE(ring->reader_waiting, false);
+			wake = true;
+		} else {
+			arm_timer = !hrtimer_is_queued(&ring->wake_timer);
+		}
+	}
+	spin_unlock(&ring->lock);
+
+	if (wake)
+		wake_up_interruptible_poll(&ring->wq, EPOLLIN | EPOLLRDNORM);
+	else if (arm_timer)
+		hrtimer_start(&ring->wake_timer, ns_to_ktime(READ_ONCE(ring->wake_ns)),
+			      HRTIMER_MODE_REL);
+	return;
+
+drop:
+	WRITE_ONCE(ring->dropped, ring->dropped + 1);
+	spin_unlock(&ring->lock);
+}

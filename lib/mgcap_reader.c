@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Opening, checking and mapping an mgcap queue device. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "mgcap_reader.h"
+
+int mgcap_reader_attach(struct mgcap_reader *r, void *map, size_t map_size,
+			char *err, size_t errlen)
+{
+	struct mgcap_ring_ctrl *ctrl = map;
+
+	if (map_size < sizeof(*ctrl) || ctrl->magic != MGCAP_RING_MAGIC) {
+		snprintf(err, errlen, "not an mgcap ring (bad magic)");
+		return -1;
+	}
+	if (ctrl->version != MGCAP_RING_VERSION) {
+		snprintf(err, errlen, "mgcap ring version %u, this program knows %u",
+			 ctrl->version, MGCAP_RING_VERSION);
+		return -1;
+	}
+	if (ctrl->data_size == 0 || (ctrl->data_size & (ctrl->data_size - 1)) ||
+	    ctrl->data_offset < sizeof(*ctrl) ||
+	    ctrl->data_offset + ctrl->data_size != map_size) {
+		snprintf(err, errlen, "mgcap ring with an inconsistent layout");
+		return -1;
+	}
+	r->map = map;
+	r->map_size = map_size;
+	r->ctrl = ctrl;
+	r->data = (const uint8_t *)map + ctrl->data_offset;
+	r->data_size = ctrl->data_size;
+	/* go on where the previous reader stopped */
+	r->tail = __atomic_load_n(&ctrl->consumer, __ATOMIC_ACQUIRE);
+	r->head = r->tail;
+	return 0;
+}
+
+int mgcap_reader_open(struct mgcap_reader *r, const char *path, char *err, size_t errlen)
+{
+	void *map;
+	int saved;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (r->fd < 0) {
+		saved = errno;
+		snprintf(err, errlen, "%s: %s", path,
+			 saved == EBUSY ? "queue already has a reader" : strerror(saved));
+		errno = saved;
+		return -1;
+	}
+	if (ioctl(r->fd, MGCAP_IOC_INFO, &r->info) < 0) {
+		saved = errno;
+		snprintf(err, errlen, "%s: not an mgcap queue device: %s", path, strerror(saved));
+		goto fail;
+	}
+	map = mmap(NULL, r->info.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (map == MAP_FAILED) {
+		saved = errno;
+		snprintf(err, errlen, "%s: cannot map the ring: %s", path, strerror(saved));
+		goto fail;
+	}
+	if (mgcap_reader_attach(r, map, r->info.mmap_size, err, errlen) < 0) {
+		munmap(map, r->info.mmap_size);
+		saved = EPROTO;
+		goto fail;
+	}
+	return 0;
+
+fail:
+	close(r->fd);
+	r->fd = -1;
+	errno = saved;
+	return -1;
+}
+
+void mgcap_reader_close(struct mgcap_reader *r)
+{
+	if (r->map)
+		munmap(r->map, r->map_size);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->map = NULL;
+	r->fd = -1;
+}

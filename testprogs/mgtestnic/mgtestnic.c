@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mgtestnic: a test NIC for mgcap.
+ *
+ * Each device "mgtN" has several receive queues, each with its own NAPI
+ * context that generates numbered frames (mgtestnic_frame.h) with the queue
+ * recorded and, while hardware stamping is on (SIOCSHWTSTAMP rx_filter ALL),
+ * a deterministic hardware time stamp.  Optionally the frames carry an
+ * offloaded VLAN tag or are non-linear.  Controlled through sysfs:
+ *
+ *   /sys/class/net/mgtN/mgtestnic/generate   write "QUEUE COUNT" or "all COUNT"
+ *   /sys/class/net/mgtN/mgtestnic/frame_len  frame bytes without FCS
+ *   /sys/class/net/mgtN/mgtestnic/vlan_tci   0: no tag, else the offloaded TCI
+ *   /sys/class/net/mgtN/mgtestnic/nonlinear  1: payload in a page fragment
+ *   /sys/class/net/mgtN/mgtestnic/generated  frames generated per queue
+ *   /sys/class/net/mgtN/mgtestnic/pending    frames still to generate
+ */
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/if_vlan.h>
+#include <linux/module.h>
+#include <linux/net_tstamp.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <linux/version.h>
+
+#include "mgtestnic_frame.h"
+
+static unsigned int queues = 4;
+module_param(queues, uint, 0444);
+MODULE_PARM_DESC(queues, "Receive queues per device (1-64)");
+
+static unsigned int devices = 1;
+module_param(devices, uint, 0444);
+MODULE_PARM_DESC(devices, "Number of devices (1-16)");
+
+struct mgt_queue {
+	struct napi_struct napi;
+	struct net_device *dev;
+	u16 index;
+	u64 seq;			/* next frame's sequence number; NAPI only */
+	atomic64_t pending;
+	u8 *scratch;			/* frame under construction when non-linear */
+};
+
+struct mgt_priv {
+	u32 dev_index;
+	u32 frame_len;
+	u16 vlan_tci;
+	bool nonlinear;
+	bool hwtstamp_rx;
+	struct mgt_queue *q;
+};
+
+static struct net_device *mgt_devs[16];
+
+static struct sk_buff *mgt_build_skb(struct mgt_queue *q, struct mgt_priv *priv)
+{
+	u32 len = READ_ONCE(priv->frame_len);
+	bool nonlinear = READ_ONCE(priv->nonlinear);
+	u16 tci = READ_ONCE(priv->vlan_tci);
+	struct sk_buff *skb;
+
+	skb = napi_alloc_skb(&q->napi, nonlinear ? MGT_HDR_LEN : len);
+	if (!skb)
+		return NULL;
+	if (nonlinear) {
+		struct page *page = dev_alloc_page();
+
+		if (!page) {
+			kfree_skb(skb);
+			return NULL;
+		}
+		mgt_build_frame(q->scratch, len, priv->dev_index, q->index, q->seq);
+		skb_put_data(skb, q->scratch, MGT_HDR_LEN);
+		memcpy(page_address(page), q->scratch + MGT_HDR_LEN, len - MGT_HDR_LEN);
+		skb_add_rx_frag(skb, 0, page, 0, len - MGT_HDR_LEN, PAGE_SIZE);
+	} else {
+		mgt_build_frame(skb_put(skb, len), len, priv->dev_index, q->index, q->seq);
+	}
+
+	skb->protocol = eth_type_trans(skb, q->dev);
+	skb->ip_summed = CHECKSUM_UNNECESSARY;
+	skb_record_rx_queue(skb, q->index);
+	if (READ_ONCE(priv->hwtstamp_rx))
+		skb_hwtstamps(skb)->hwtstamp = ns_to_ktime(mgt_hwtstamp(q->index, q->seq));
+	if (tci)
+		__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q), tci);
+	q->seq++;
+	return skb;
+}
+
+static int mgt_poll(struct napi_struct *napi, int budget)
+{
+	struct mgt_queue *q = container_of(napi, struct mgt_queue, napi);
+	struct mgt_priv *priv = netdev_priv(q->dev);
+	int done = 0;
+
+	while (done < budget && atomic64_read(&q->pending) > 0) {
+		struct sk_buff *skb = mgt_build_skb(q, priv);
+
+		if (!skb)
+			break;
+		atomic64_dec(&q->pending);
+		netif_receive_skb(skb);
+		done++;
+	}
+	if (done < budget && napi_complete_done(napi, done) && atomic64_read(&q->pending) > 0)
+		napi_schedule(napi);
+	return done;
+}
+
+static int mgt_open(struct net_device *dev)
+{
+	struct mgt_priv *priv = netdev_priv(dev);
+	unsigned int i;
+
+	for (i = 0; i < dev->real_num_rx_queues; i++)
+		napi_enable(&priv->q[i].napi);
+	netif_tx_start_all_queues(dev);
+	return 0;
+}
+
+static int mgt_stop(struct net_device *dev)
+{
+	struct mgt_priv *priv = netdev_priv(dev);
+	unsigned int i;
+
+	netif_tx_stop_all_queues(dev);
+	for (i = 0; i < dev->real_num_rx_queues; i++) {
+		napi_disable(&priv->q[i].napi);
+		atomic64_set(&priv->q[i].pending, 0);
+	}
+	return 0;
+}
+
+static netdev_tx_t mgt_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	dev_kfree_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
+static void mgt_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *s)
+{
+	struct mgt_priv *priv = netdev_priv(dev);
+	unsigned int i;
+
+	for (i = 0; i < dev->real_num_rx_queues; i++)
+		s->rx_packets += READ_ONCE(priv->q[i].seq);
+}
+
+static int mgt_hwtstamp_ioctl(struct net_device *dev, struct ifreq *ifr, int cmd)
+{
+	struct mgt_priv *priv = netdev_priv(dev);
+	struct hwtstamp_config cfg;
+
+	if (cmd == SIOCSHWTSTAMP) {
+		if (copy_from_user(&cfg, ifr->ifr_data, sizeof(cfg)))
+			return -EFAULT;
+		if (cfg.flags || cfg.tx_type != HWTSTAMP_TX_OFF)
+			return -ERANGE;
+		if (cfg.rx_filter != HWTSTAMP_FILTER_NONE)
+			cfg.rx_filter = HWTSTAMP_FILTER_ALL;
+		WRITE_ONCE(priv->hwtstamp_rx, cfg.rx_filter == HWTSTAMP_FILTER_ALL);
+	} else {
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.tx_type = HWTSTAMP_TX_OFF;
+		cfg.rx_filter = priv->hwtstamp_rx ? HWTSTAMP_FILTER_ALL : HWTSTAMP_FILTER_NONE;
+	}
+	return copy_to_user(ifr->ifr_data, &cfg, sizeof(cfg)) ? -EFAULT : 0;
+}
+
+static int mgt_eth_ioctl(struct net_device *dev, struct ifreq *ifr, int cmd)
+{
+	if (cmd == SIOCSHWTSTAMP || cmd == SIOCGHWTSTAMP)
+		return mgt_hwtstamp_ioctl(dev, ifr, cmd);
+	return -EOPNOTSUPP;
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+static int mgt_get_ts_info(struct net_device *dev, struct kernel_ethtool_ts_info *info)
+#else
+static int mgt_get_ts_info(struct net_device *dev, struct ethtool_ts_info *info)
+#endif
+{
+	info->so_timestamping = SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE |
+				SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+	info->phc_index = -1;
+	info->tx_types = BIT(HWTSTAMP_TX_OFF);
+	info->rx_filters = BIT(HWTSTAMP_FILTER_NONE) | BIT(HWTSTAMP_FILTER_ALL);
+	return 0;
+}
+
+static void mgt_get_channels(struct net_device *dev, struct ethtool_channels *ch)
+{
+	ch->max_rx = dev->num_rx_queues;
+	ch->rx_count = dev->real_num_rx_queues;
+	ch->max_tx = 1;
+	ch->tx_count = 1;
+}
+
+static const struct ethtool_ops mgt_ethtool_ops = {
+	.get_ts_info = mgt_get_ts_info,
+	.get_channels = mgt_get_channels,
+	.get_link = ethtool_op_get_link,
+};
+
+static const struct net_device_ops mgt_netdev_ops = {
+	.ndo_open = mgt_open,
+	.ndo_stop = mgt_stop,
+	.ndo_start_xmit = mgt_xmit,
+	.ndo_get_stats64 = mgt_get_stats64,
+	.ndo_eth_ioctl = mgt_eth_ioctl,
+	.ndo_set_mac_address = eth_mac_addr,
+	.ndo_validate_addr = eth_validate_addr,
+};
+
+static struct mgt_priv *mgt_priv_of(struct device *d)
+{
+	return netdev_priv(to_net_dev(d));
+}
+
+static ssize_t generate_store(struct device *d, struct device_attribute *attr,
+			      const char *buf, size_t len)
+{
+	struct net_device *dev = to_net_dev(d);
+	struct mgt_priv *priv = netdev_priv(dev);
+	char which[8];
+	unsigned int first, last, i;
+	u64 count;
+
+	if (sscanf(buf, "%7s %llu", which, &count) != 2 || count > (1ULL << 40))
+		return -EINVAL;
+	if (!strcmp(which, "all")) {
+		first = 0;
+		last = dev->real_num_rx_queues - 1;
+	} else if (!kstrtouint(which, 10, &first) && first < dev->real_num_rx_queues) {
+		last = first;
+	} else {
+		return -EINVAL;
+	}
+	if (!netif_running(dev))
+		return -ENETDOWN;
+
+	for (i = first; i <= last; i++)
+		atomic64_add(count, &priv->q[i].pending);
+	/* softirqs run at local_bh_enable(), on this CPU */
+	local_bh_disable();
+	for (i = first; i <= last; i++)
+		napi_schedule(&priv->q[i].napi);
+	local_bh_enable();
+	return len;
+}
+static DEVICE_ATTR_WO(generate);
+
+static ssize_t mgt_show_per_queue(struct device *d, char *buf, bool pending)
+{
+	struct net_device *dev = to_net_dev(d);
+	struct mgt_priv *priv = netdev_priv(dev);
+	unsigned int i;
+	ssize_t n = 0;
+
+	for (i = 0; i < dev->real_num_rx_queues; i++) {
+		u64 v = pending ? atomic64_read(&priv->q[i].pending) : READ_ONCE(priv->q[i].seq);
+
+		n += sysfs_emit_at(buf, n, "%s%llu", i ? " " : "", v);
+	}
+	n += sysfs_emit_at(buf, n, "\n");
+	return n;
+}
+
+static ssize_t generated_show(struct device *d, struct device_attribute *attr, char *buf)
+{
+	return mgt_show_per_queue(d, buf, false);
+}
+static DEVICE_ATTR_RO(generated);
+
+static ssize_t pending_show(struct device *d, struct device_attribute *attr, char *buf)
+{
+	return mgt_show_per_queue(d, buf, true);
+}
+static DEVICE_ATTR_RO(pending);
+
+static ssize_t frame_len_show(struct device *d, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(mgt_priv_of(d)->frame_len));
+}
+
+static ssize_t frame_len_store(struct device *d, struct device_attribute *attr,
+			       const char *buf, size_t len)
+{
+	u32 v;
+
+	if (kstrtou32(buf, 0, &v) || v < MGT_FRAME_MIN || v > MGT_FRAME_MAX)
+		return -EINVAL;
+	WRITE_ONCE(mgt_priv_of(d)->frame_len, v);
+	return len;
+}
+static DEVICE_ATTR_RW(frame_len);
+
+static ssize_t vlan_tci_show(struct device *d, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(mgt_priv_of(d)->vlan_tci));
+}
+
+static ssize_t vlan_tci_store(struct device *d, struct device_attribute *attr,
+			      const char *buf, size_t len)
+{
+	u16 v;
+
+	if (kstrtou16(buf, 0, &v))
+		return -EINVAL;
+	WRITE_ONCE(mgt_priv_of(d)->vlan_tci, v);
+	return len;
+}
+static DEVICE_ATTR_RW(vlan_tci);
+
+static ssize_t nonlinear_show(struct device *d, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(mgt_priv_of(d)->nonlinear));
+}
+
+static ssize_t nonlinear_store(struct device *d, struct device_attribute *attr,
+			       const char *buf, size_t len)
+{
+	bool v;
+
+	if (kstrtobool(buf, &v))
+		return -EINVAL;
+	WRITE_ONCE(mgt_priv_of(d)->nonlinear, v);
+	return len;
+}
+static DEVICE_ATTR_RW(nonlinear);
+
+static struct attribute *mgt_attrs[] = {
+	&dev_attr_generate.attr,
+	&dev_attr_generated.attr,
+	&dev_attr_pending.attr,
+	&dev_attr_frame_len.attr,
+	&dev_attr_vlan_tci.attr,
+	&dev_attr_nonlinear.attr,
+	NULL,
+};
+
+static const struct attribute_group mgt_attr_group = {
+	.name = "mgtestnic",
+	.attrs = mgt_attrs,
+};
+
+static void mgt_free_queues(struct net_device *dev)
+{
+	struct mgt_priv *priv = netdev_priv(dev);
+	unsigned int i;
+
+	for (i = 0; i < queues; i++) {
+		netif_napi_del(&priv->q[i].napi);
+		kfree(priv->q[i].scratch);
+	}
+	kfree(priv->q);
+}
+
+static struct net_device *mgt_create(u32 index)
+{
+	struct net_device *dev;
+	struct mgt_priv *priv;
+	u8 mac[ETH_ALEN];
+	unsigned int i;
+	int err;
+
+	dev = alloc_netdev_mqs(sizeof(*priv), "mgt%d", NET_NAME_ENUM, ether_setup, 1, queues);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	dev->netdev_ops = &mgt_netdev_ops;
+	dev->ethtool_ops = &mgt_ethtool_ops;
+	dev->sysfs_groups[0] = &mgt_attr_group;
+	dev->max_mtu = MGT_FRAME_MAX - ETH_HLEN;
+	mgt_dev_mac(mac, index);
+	eth_hw_addr_set(dev, mac);
+
+	priv = netdev_priv(dev);
+	priv->dev_index = index;
+	priv->frame_len = 128;
+	priv->q = kcalloc(queues, sizeof(*priv->q), GFP_KERNEL);
+	if (!priv->q) {
+		free_netdev(dev);
+		return ERR_PTR(-ENOMEM);
+	}
+	for (i = 0; i < queues; i++) {
+		priv->q[i].scratch = kmalloc(MGT_FRAME_MAX, GFP_KERNEL);
+		if (!priv->q[i].scratch)
+			goto err_scratch;
+	}
+	for (i = 0; i < queues; i++) {
+		struct mgt_queue *q = &priv->q[i];
+
+		q->dev = dev;
+		q->index = i;
+		atomic64_set(&q->pending, 0);
+		netif_napi_add(dev, &q->napi, mgt_poll);
+	}
+	err = register_netdev(dev);
+	if (err) {
+		mgt_free_queues(dev);
+		free_netdev(dev);
+		return ERR_PTR(err);
+	}
+	return dev;
+
+err_scratch:
+	while (i--)
+		kfree(priv->q[i].scratch);
+	kfree(priv->q);
+	free_netdev(dev);
+	return ERR_PTR(-ENOMEM);
+}
+
+static void mgt_destroy(struct net_device *dev)
+{
+	unregister_netdev(dev);
+	mgt_free_queues(dev);
+	free_netdev(dev);
+}
+
+static int __init mgt_init(void)
+{
+	unsigned int i;
+
+	if (queues < 1 || queues > 64 || devices < 1 || devices > ARRAY_SIZE(mgt_devs))
+		return -EINVAL;
+	for (i = 0; i < devices; i++) {
+		struct net_device *dev = mgt_create(i);
+
+		if (IS_ERR(dev)) {
+			while (i--)
+				mgt_destroy(mgt_devs[i]);
+			return PTR_ERR(dev);
+		}
+		mgt_devs[i] = dev;
+	}
+	return 0;
+}
+
+static void __exit mgt_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < devices; i++)
+		mgt_destroy(mgt_devs[i]);
+}
+
+module_init(mgt_init);
+module_exit(mgt_exit);
+
+MODULE_DESCRIPTION("Multi-queue test NIC with synthetic hardware time stamps, for mgcap");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The frames and hardware time stamps the mgtestnic driver generates.
+ *
+ * Included by the driver and by the test programs that check captures, so
+ * both sides derive every byte and every nanosecond from the same code.
+ *
+ * Frame of @len bytes (no FCS) from queue Q with sequence number S:
+ *   Ethernet  dst = mgt_dev_mac(device), src 02:6d:67:73:00:Q, IPv4
+ *   IPv4      198.51.100.2 -> 198.51.100.1, UDP, DF, id = S & 0xffff
+ *   UDP       sport 10000 + Q, dport MGT_UDP_PORT, checksum 0
+ *   payload   S (big-endian u64), Q (big-endian u16), then mgt_pattern()
+ */
+#ifndef MGTESTNIC_FRAME_H
+#define MGTESTNIC_FRAME_H
+
+#include <linux/types.h>
+
+#define MGT_FRAME_MIN		60U
+#define MGT_FRAME_MAX		4096U	/* one page of frags when non-linear */
+#define MGT_HDR_LEN		42U	/* Ethernet + IPv4 + UDP */
+#define MGT_UDP_PORT		5555U
+#define MGT_IP_DST		0xc6336401U	/* 198.51.100.1 */
+#define MGT_IP_SRC		0xc6336402U	/* 198.51.100.2 */
+#define MGT_TS_BASE_NS		1700000000000000000ULL
+#define MGT_TS_STEP_NS		1000ULL
+
+/* Hardware stamp of frame S of queue Q: distinct and ordered by (S, Q). */
+static inline __u64 mgt_hwtstamp(__u16 queue, __u64 seq)
+{
+	return MGT_TS_BASE_NS + seq * MGT_TS_STEP_NS + queue;
+}
+
+static inline void mgt_dev_mac(__u8 mac[6], __u32 dev_index)
+{
+	mac[0] = 0x02;
+	mac[1] = 0x6d;
+	mac[2] = 0x67;
+	mac[3] = 0x74;
+	mac[4] = (__u8)(dev_index >> 8);
+	mac[5] = (__u8)dev_index;
+}
+
+static inline __u8 mgt_pattern(__u16 queue, __u64 seq, __u32 offset)
+{
+	return (__u8)(seq * 131 + queue * 29 + offset * 7);
+}
+
+static inline void mgt_put16(__u8 *p, __u32 v)
+{
+	p[0] = (__u8)(v >> 8);
+	p[1] = (__u8)v;
+}
+
+static inline void mgt_put32(__u8 *p, __u32 v)
+{
+	mgt_put16(p, v >> 16);
+	mgt_put16(p + 2, v);
+}
+
+static inline __u16 mgt_ip_csum(const __u8 *hdr, __u32 len)
+{
+	__u32 sum = 0, i;
+
+	for (i = 0; i < len; i += 2)
+		sum += (__u32)hdr[i] << 8 | hdr[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (__u16)~sum;
+}
+
+/* Writes the @len bytes of frame (@queue, @seq); MGT_FRAME_MIN <= len <= MGT_FRAME_MAX. */
+static inline void mgt_build_frame(__u8 *f, __u32 len, __u32 dev_index, __u16 queue, __u64 seq)
+{
+	__u8 *ip = f + 14, *udp = f + 34, *pl = f + MGT_HDR_LEN;
+	__u32 i;
+
+	mgt_dev_mac(f, dev_index);
+	f[6] = 0x02;
+	f[7] = 0x6d;
+	f[8] = 0x67;
+	f[9] = 0x73;
+	mgt_put16(f + 10, queue);
+	mgt_put16(f + 12, 0x0800);
+
+	ip[0] = 0x45;
+	ip[1] = 0;
+	mgt_put16(ip + 2, len - 14);
+	mgt_put16(ip + 4, (__u32)(seq & 0xffff));
+	mgt_put16(ip + 6, 0x4000);
+	ip[8] = 64;
+	ip[9] = 17;
+	mgt_put16(ip + 10, 0);
+	mgt_put32(ip + 12, MGT_IP_SRC);
+	mgt_put32(ip + 16, MGT_IP_DST);
+	mgt_put16(ip + 10, mgt_ip_csum(ip, 20));
+
+	mgt_put16(udp, 10000U + queue);
+	mgt_put16(udp + 2, MGT_UDP_PORT);
+	mgt_put16(udp + 4, len - 34);
+	mgt_put16(udp + 6, 0);
+
+	mgt_put32(pl, (__u32)(seq >> 32));
+	mgt_put32(pl + 4, (__u32)seq);
+	mgt_put16(pl + 8, queue);
+	for (i = MGT_HDR_LEN + 10; i < len; i++)
+		f[i] = mgt_pattern(queue, seq, i);
+}
+
+#endif /* MGTESTNIC_FRAME_H */
