@@ -43,6 +43,8 @@ static int mgcap_open(struct inode *inode, struct file *file)
 		mgcap_ring_put(ring);
 		return -EBUSY;
 	}
+	/* a new reader starts without the last one's error */
+	WRITE_ONCE(ring->ctrl->flags, READ_ONCE(ring->ctrl->flags) & ~MGCAP_RING_F_BAD_CONSUMER);
 	file->private_data = ring;
 	return stream_open(inode, file);
 }

@@ -40,6 +40,12 @@ struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
 {
 	struct mgcap_ring *ring;
 
+	/* the ABI: producer and consumer each on a cache line of their own */
+	BUILD_BUG_ON(offsetof(struct mgcap_ring_ctrl, producer) != 64);
+	BUILD_BUG_ON(offsetof(struct mgcap_ring_ctrl, consumer) != 128);
+	BUILD_BUG_ON(sizeof(struct mgcap_ring_ctrl) > PAGE_SIZE);
+	BUILD_BUG_ON(sizeof(struct mgcap_rec) != 24);
+
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
 	if (!ring)
 		return NULL;

@@ -6,11 +6,14 @@
  *
  *   mgcap-ringcheck --dev mgt0 --count K [--frame-len L] [--vlan TCI]
  *                   [--snaplen S] [--sw] [--stall [--expect-drops]]
+ *                   [--flows F --unordered] [--nodes DIR] [--nonlinear]
  *
  * Normal mode reads while the generators run: all K frames of every queue
  * must arrive exactly once, in order, and nothing may be dropped.
  * --stall reads only after the generators finished: what was kept must be
  * the first frames, unbroken, and generated == captured + dropped.
+ * --unordered (with --flows, when RPS spreads one queue over several CPUs)
+ * accepts any order but still every frame exactly once.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -40,6 +43,10 @@ struct opts {
 	int stall;
 	int expect_drops;
 	int timeout_s;
+	unsigned int flows;
+	int unordered;
+	int nonlinear;
+	const char *nodes;
 };
 
 struct queue_state {
@@ -47,6 +54,7 @@ struct queue_state {
 	uint64_t first_seq;	/* generator's count before this run */
 	uint64_t next_seq;
 	uint64_t seen;
+	uint8_t *seen_map;	/* --unordered: one byte per frame */
 	struct mgcap_queue_stats before;
 };
 
@@ -110,7 +118,19 @@ static void check_record(const struct opts *o, struct queue_state *qs, unsigned 
 	uint64_t seq = qs->next_seq;
 	uint32_t wirelen = o->frame_len, caplen;
 
-	mgt_build_frame(frame, o->frame_len, o->dev_index, q, seq);
+	if (o->unordered) {
+		unsigned int off = (o->vlan_tci ? 4 : 0) + MGT_HDR_LEN, i;
+
+		if (rec->caplen < off + 8)
+			fail("--unordered needs the sequence number in the snaplen");
+		for (seq = 0, i = 0; i < 8; i++)
+			seq = seq << 8 | rec->data[off + i];
+		if (seq < qs->first_seq || seq >= qs->first_seq + o->count)
+			fail("queue %u: frame seq %" PRIu64 " outside this run", q, seq);
+		if (qs->seen_map[seq - qs->first_seq]++)
+			fail("queue %u: frame seq %" PRIu64 " captured twice", q, seq);
+	}
+	mgt_build_frame(frame, o->frame_len, o->dev_index, q, seq, o->flows);
 	if (o->vlan_tci) {
 		memcpy(wire, frame, 12);
 		wire[12] = 0x81;
@@ -182,7 +202,8 @@ static void get_stats(struct queue_state *qs, struct mgcap_queue_stats *st)
 static void usage(void)
 {
 	fprintf(stderr, "usage: mgcap-ringcheck --dev DEV --count K [--dev-index I] [--frame-len L]\n"
-		"       [--vlan TCI] [--snaplen S] [--sw] [--stall [--expect-drops]] [--timeout S]\n");
+		"       [--vlan TCI] [--snaplen S] [--sw] [--stall [--expect-drops]] [--timeout S]\n"
+		"       [--flows F --unordered] [--nonlinear] [--nodes DIR]\n");
 	exit(2);
 }
 
@@ -199,6 +220,10 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "stall", no_argument, NULL, 'T' },
 		{ "expect-drops", no_argument, NULL, 'E' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "flows", required_argument, NULL, 'f' },
+		{ "unordered", no_argument, NULL, 'U' },
+		{ "nonlinear", no_argument, NULL, 'N' },
+		{ "nodes", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -207,6 +232,8 @@ static void parse(int argc, char **argv, struct opts *o)
 	o->frame_len = 128;
 	o->snaplen = MGCAP_SNAPLEN_MAX;
 	o->timeout_s = 60;
+	o->flows = 1;
+	o->nodes = MGCAP_DEVNODE_DIR;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->dev = optarg; break;
@@ -219,10 +246,15 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'T': o->stall = 1; break;
 		case 'E': o->expect_drops = 1; break;
 		case 't': o->timeout_s = atoi(optarg); break;
+		case 'f': o->flows = strtoul(optarg, NULL, 0); break;
+		case 'U': o->unordered = 1; break;
+		case 'N': o->nonlinear = 1; break;
+		case 'n': o->nodes = optarg; break;
 		default: usage();
 		}
 	}
-	if (!o->dev || !o->count || o->frame_len < MGT_FRAME_MIN || o->frame_len > MGT_FRAME_MAX)
+	if (!o->dev || !o->count || o->frame_len < MGT_FRAME_MIN || o->frame_len > MGT_FRAME_MAX ||
+	    o->flows < 1 || o->flows > 64 || (o->unordered && o->stall))
 		usage();
 }
 
@@ -234,15 +266,17 @@ int main(int argc, char **argv)
 	struct opts o;
 	unsigned int nq, q;
 	uint64_t t_start, deadline;
-	char err[256], path[128];
+	char err[256], path[256];
 
 	parse(argc, argv, &o);
 	nq = read_sysfs_counts(o.dev, "generated", gen, MAX_QUEUES);
 	write_sysfs(o.dev, "frame_len", "%u", o.frame_len);
 	write_sysfs(o.dev, "vlan_tci", "%u", o.vlan_tci);
+	write_sysfs(o.dev, "flows", "%u", o.flows);
+	write_sysfs(o.dev, "nonlinear", "%d", o.nonlinear);
 
 	for (q = 0; q < nq; q++) {
-		snprintf(path, sizeof(path), MGCAP_DEVNODE_DIR "/%s@%u", o.dev, q);
+		snprintf(path, sizeof(path), "%s/%s@%u", o.nodes, o.dev, q);
 		if (mgcap_reader_open(&qs[q].r, path, err, sizeof(err)) < 0)
 			fail("%s", err);
 		if (qs[q].r.info.num_queues != nq || qs[q].r.info.queue != q)
@@ -256,6 +290,11 @@ int main(int argc, char **argv)
 			;
 		mgcap_reader_release(&qs[q].r);
 		qs[q].first_seq = qs[q].next_seq = gen[q];
+		if (o.unordered) {
+			qs[q].seen_map = calloc(o.count, 1);
+			if (!qs[q].seen_map)
+				fail("out of memory");
+		}
 		get_stats(&qs[q], &qs[q].before);
 		pfd[q].fd = qs[q].r.fd;
 		pfd[q].events = POLLIN;
@@ -331,6 +370,7 @@ int main(int argc, char **argv)
 		if (!o.stall && dropped)
 			fail("queue %u: %" PRIu64 " dropped", q, dropped);
 		mgcap_reader_close(&qs[q].r);
+		free(qs[q].seen_map);
 	}
 	printf("ringcheck: OK (%u queues x %" PRIu64 " frames)\n", nq, o.count);
 	return 0;

@@ -12,6 +12,7 @@
  *   /sys/class/net/mgtN/mgtestnic/frame_len  frame bytes without FCS
  *   /sys/class/net/mgtN/mgtestnic/vlan_tci   0: no tag, else the offloaded TCI
  *   /sys/class/net/mgtN/mgtestnic/nonlinear  1: payload in a page fragment
+ *   /sys/class/net/mgtN/mgtestnic/flows      UDP flows per queue (RPS spread)
  *   /sys/class/net/mgtN/mgtestnic/generated  frames generated per queue
  *   /sys/class/net/mgtN/mgtestnic/pending    frames still to generate
  */
@@ -46,6 +47,7 @@ struct mgt_queue {
 struct mgt_priv {
 	u32 dev_index;
 	u32 frame_len;
+	u32 flows;
 	u16 vlan_tci;
 	bool nonlinear;
 	bool hwtstamp_rx;
@@ -59,6 +61,7 @@ static struct sk_buff *mgt_build_skb(struct mgt_queue *q, struct mgt_priv *priv)
 	u32 len = READ_ONCE(priv->frame_len);
 	bool nonlinear = READ_ONCE(priv->nonlinear);
 	u16 tci = READ_ONCE(priv->vlan_tci);
+	u32 flows = READ_ONCE(priv->flows);
 	struct sk_buff *skb;
 
 	skb = napi_alloc_skb(&q->napi, nonlinear ? MGT_HDR_LEN : len);
@@ -71,12 +74,13 @@ static struct sk_buff *mgt_build_skb(struct mgt_queue *q, struct mgt_priv *priv)
 			kfree_skb(skb);
 			return NULL;
 		}
-		mgt_build_frame(q->scratch, len, priv->dev_index, q->index, q->seq);
+		mgt_build_frame(q->scratch, len, priv->dev_index, q->index, q->seq, flows);
 		skb_put_data(skb, q->scratch, MGT_HDR_LEN);
 		memcpy(page_address(page), q->scratch + MGT_HDR_LEN, len - MGT_HDR_LEN);
 		skb_add_rx_frag(skb, 0, page, 0, len - MGT_HDR_LEN, PAGE_SIZE);
 	} else {
-		mgt_build_frame(skb_put(skb, len), len, priv->dev_index, q->index, q->seq);
+		mgt_build_frame(skb_put(skb, len), len, priv->dev_index, q->index, q->seq,
+				flows);
 	}
 
 	skb->protocol = eth_type_trans(skb, q->dev);
@@ -332,6 +336,23 @@ static ssize_t nonlinear_store(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(nonlinear);
 
+static ssize_t flows_show(struct device *d, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(mgt_priv_of(d)->flows));
+}
+
+static ssize_t flows_store(struct device *d, struct device_attribute *attr,
+			   const char *buf, size_t len)
+{
+	u32 v;
+
+	if (kstrtou32(buf, 0, &v) || v < 1 || v > 64)
+		return -EINVAL;
+	WRITE_ONCE(mgt_priv_of(d)->flows, v);
+	return len;
+}
+static DEVICE_ATTR_RW(flows);
+
 static struct attribute *mgt_attrs[] = {
 	&dev_attr_generate.attr,
 	&dev_attr_generated.attr,
@@ -339,6 +360,7 @@ static struct attribute *mgt_attrs[] = {
 	&dev_attr_frame_len.attr,
 	&dev_attr_vlan_tci.attr,
 	&dev_attr_nonlinear.attr,
+	&dev_attr_flows.attr,
 	NULL,
 };
 
@@ -380,6 +402,7 @@ static struct net_device *mgt_create(u32 index)
 	priv = netdev_priv(dev);
 	priv->dev_index = index;
 	priv->frame_len = 128;
+	priv->flows = 1;
 	priv->q = kcalloc(queues, sizeof(*priv->q), GFP_KERNEL);
 	if (!priv->q) {
 		free_netdev(dev);

@@ -8,7 +8,8 @@
  * Frame of @len bytes (no FCS) from queue Q with sequence number S:
  *   Ethernet  dst = mgt_dev_mac(device), src 02:6d:67:73:00:Q, IPv4
  *   IPv4      198.51.100.2 -> 198.51.100.1, UDP, DF, id = S & 0xffff
- *   UDP       sport 10000 + Q, dport MGT_UDP_PORT, checksum 0
+ *   UDP       sport 10000 + Q + 100 * (S % flows), dport MGT_UDP_PORT, checksum 0
+ *             (flows > 1 spreads one queue over several RPS CPUs)
  *   payload   S (big-endian u64), Q (big-endian u16), then mgt_pattern()
  */
 #ifndef MGTESTNIC_FRAME_H
@@ -70,7 +71,8 @@ static inline __u16 mgt_ip_csum(const __u8 *hdr, __u32 len)
 }
 
 /* Writes the @len bytes of frame (@queue, @seq); MGT_FRAME_MIN <= len <= MGT_FRAME_MAX. */
-static inline void mgt_build_frame(__u8 *f, __u32 len, __u32 dev_index, __u16 queue, __u64 seq)
+static inline void mgt_build_frame(__u8 *f, __u32 len, __u32 dev_index, __u16 queue, __u64 seq,
+				   __u32 flows)
 {
 	__u8 *ip = f + 14, *udp = f + 34, *pl = f + MGT_HDR_LEN;
 	__u32 i;
@@ -95,7 +97,7 @@ static inline void mgt_build_frame(__u8 *f, __u32 len, __u32 dev_index, __u16 qu
 	mgt_put32(ip + 16, MGT_IP_DST);
 	mgt_put16(ip + 10, mgt_ip_csum(ip, 20));
 
-	mgt_put16(udp, 10000U + queue);
+	mgt_put16(udp, 10000U + queue + 100U * (__u32)(seq % (flows ? flows : 1)));
 	mgt_put16(udp + 2, MGT_UDP_PORT);
 	mgt_put16(udp + 4, len - 34);
 	mgt_put16(udp + 6, 0);

@@ -67,7 +67,7 @@ struct mgcap_ring_ctrl {
 	__u32 queue;		/* receive queue this ring serves */
 	__u64 data_offset;	/* offset of the data area in the mapping */
 	__u64 data_size;	/* bytes in the data area, a power of two */
-	__u64 reserved0[5];
+	__u64 reserved0[4];
 	/* own cache lines, so producer and consumer do not share one */
 	__u64 producer;
 	__u64 reserved1[7];

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mgcap-badinput: user space lying to mgcap.  Each case must get an error
+ * (and, over netlink, the kernel's explanation); the VM harness then checks
+ * dmesg stays clean.
+ *
+ *   mgcap-badinput chardev DEV   queue 0 of DEV (an mgtestnic, captured)
+ *   mgcap-badinput netlink DEV   DEV captured, lo present
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "mgcap_nl.h"
+#include "mgcap_reader.h"
+
+static int failures, passes;
+
+static void check(int ok, const char *name, const char *detail)
+{
+	if (ok) {
+		passes++;
+		printf("ok - %s\n", name);
+	} else {
+		failures++;
+		printf("FAIL - %s%s%s\n", name, detail ? ": " : "", detail ? detail : "");
+	}
+}
+
+static void check_errno(int ret, int want, const char *name)
+{
+	char detail[128];
+
+	snprintf(detail, sizeof(detail), "returned %d, errno %s (want %s)", ret,
+		 strerror(errno), strerror(want));
+	check(ret < 0 && errno == want, name, detail);
+}
+
+static void generate(const char *dev, unsigned int n)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/mgtestnic/generate", dev);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "0 %u", n) < 0 || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+	usleep(300000);
+}
+
+static void chardev_cases(const char *dev)
+{
+	struct mgcap_reader r;
+	struct mgcap_queue_stats st0, st1;
+	struct mgcap_wakeup wk;
+	char node[128], err[256];
+	size_t len;
+	uint32_t snap;
+	uint64_t producer;
+	void *p;
+	int fd2, ro;
+	struct pollfd pfd;
+
+	snprintf(node, sizeof(node), MGCAP_DEVNODE_DIR "/%s@0", dev);
+	if (mgcap_reader_open(&r, node, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		exit(1);
+	}
+	len = r.info.mmap_size;
+
+	fd2 = open(node, O_RDWR);
+	check_errno(fd2, EBUSY, "second open is refused");
+	if (fd2 >= 0)
+		close(fd2);
+
+	p = mmap(NULL, len - 4096, PROT_READ | PROT_WRITE, MAP_SHARED, r.fd, 0);
+	check_errno(p == MAP_FAILED ? -1 : 0, EINVAL, "mmap too short");
+	p = mmap(NULL, len + 4096, PROT_READ | PROT_WRITE, MAP_SHARED, r.fd, 0);
+	check_errno(p == MAP_FAILED ? -1 : 0, EINVAL, "mmap too long");
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, r.fd, 4096);
+	check_errno(p == MAP_FAILED ? -1 : 0, EINVAL, "mmap at an offset");
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, r.fd, 0);
+	check_errno(p == MAP_FAILED ? -1 : 0, EINVAL, "private mmap");
+	p = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_SHARED, r.fd, 0);
+	check_errno(p == MAP_FAILED ? -1 : 0, EPERM, "executable mmap");
+	check_errno(mprotect(r.map, 4096, PROT_READ | PROT_EXEC), EACCES,
+		    "mprotect to executable");
+
+	check_errno(ioctl(r.fd, _IO(MGCAP_IOC_MAGIC, 99)), ENOTTY, "unknown ioctl");
+	check_errno(ioctl(r.fd, 0x5401 /* TCGETS */), ENOTTY, "foreign ioctl");
+	check_errno(ioctl(r.fd, MGCAP_IOC_INFO, NULL), EFAULT, "INFO to NULL");
+	check_errno(ioctl(r.fd, MGCAP_IOC_STATS, (void *)1), EFAULT, "STATS to a bad pointer");
+	check_errno(ioctl(r.fd, MGCAP_IOC_SET_SNAPLEN, NULL), EFAULT, "SET_SNAPLEN from NULL");
+	snap = 0;
+	check_errno(ioctl(r.fd, MGCAP_IOC_SET_SNAPLEN, &snap), EINVAL, "snaplen 0");
+	snap = r.info.snaplen + 1;
+	check_errno(ioctl(r.fd, MGCAP_IOC_SET_SNAPLEN, &snap), EINVAL, "snaplen above the capture's");
+	wk.bytes = 0;
+	wk.usecs = 10;
+	check_errno(ioctl(r.fd, MGCAP_IOC_SET_WAKEUP, &wk), EINVAL, "wakeup after 0 bytes");
+	wk.bytes = (uint32_t)r.info.data_size + 1;
+	check_errno(ioctl(r.fd, MGCAP_IOC_SET_WAKEUP, &wk), EINVAL, "wakeup beyond the ring");
+	wk.bytes = 1;
+	wk.usecs = MGCAP_WAKEUP_USECS_MAX + 1;
+	check_errno(ioctl(r.fd, MGCAP_IOC_SET_WAKEUP, &wk), EINVAL, "wakeup timeout too long");
+
+	/* a consumer index ahead of the producer: nothing may be written */
+	ioctl(r.fd, MGCAP_IOC_STATS, &st0);
+	producer = __atomic_load_n(&r.ctrl->producer, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&r.ctrl->consumer, producer + 123456, __ATOMIC_RELEASE);
+	r.ctrl->producer = 0xdeadbeef;	/* the kernel keeps its own copy */
+	generate(dev, 10);
+	ioctl(r.fd, MGCAP_IOC_STATS, &st1);
+	check(st1.captured == st0.captured && st1.dropped == st0.dropped + 10,
+	      "consumer ahead of producer: frames dropped, ring untouched", NULL);
+	check(r.ctrl->producer == 0xdeadbeef, "kernel did not publish past a bad consumer", NULL);
+	check(r.ctrl->flags & MGCAP_RING_F_BAD_CONSUMER, "BAD_CONSUMER flag set", NULL);
+	pfd.fd = r.fd;
+	pfd.events = POLLIN;
+	check(poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR), "poll reports POLLERR", NULL);
+
+	/* a consumer claiming more unread bytes than the ring holds */
+	__atomic_store_n(&r.ctrl->consumer, producer - r.data_size - 8, __ATOMIC_RELEASE);
+	generate(dev, 10);
+	ioctl(r.fd, MGCAP_IOC_STATS, &st1);
+	check(st1.captured == st0.captured && st1.dropped == st0.dropped + 20,
+	      "consumer behind by more than the ring: frames dropped", NULL);
+
+	/* an honest consumer again: capture resumes */
+	__atomic_store_n(&r.ctrl->consumer, producer, __ATOMIC_RELEASE);
+	generate(dev, 10);
+	ioctl(r.fd, MGCAP_IOC_STATS, &st1);
+	check(st1.captured == st0.captured + 10, "capture resumes with a valid consumer", NULL);
+	mgcap_reader_close(&r);
+
+	/* the next reader starts without the error */
+	if (mgcap_reader_open(&r, node, err, sizeof(err)) == 0) {
+		check(!(r.ctrl->flags & MGCAP_RING_F_BAD_CONSUMER), "reopen clears BAD_CONSUMER", NULL);
+		mgcap_reader_close(&r);
+	} else {
+		check(0, "reopen after close", err);
+	}
+
+	ro = open(node, O_RDONLY);
+	if (ro >= 0) {
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, ro, 0);
+		check_errno(p == MAP_FAILED ? -1 : 0, EACCES, "writable mmap of a read-only open");
+		close(ro);
+	}
+}
+
+/* --- netlink ----------------------------------------------------------------- */
+
+struct nl_case {
+	const char *name;
+	uint8_t cmd;
+	int (*fill)(struct nl_msg *msg, const void *arg);
+	const void *arg;
+	int want_errno;		/* 0: any error */
+	int want_msg;		/* the kernel must explain */
+};
+
+static int fill_nothing(struct nl_msg *msg, const void *arg)
+{
+	(void)msg;
+	(void)arg;
+	return 0;
+}
+
+static int fill_ifindex(struct nl_msg *msg, const void *arg)
+{
+	return nla_put_u32(msg, MGCAP_ATTR_IFINDEX, *(const uint32_t *)arg);
+}
+
+static int fill_ifname(struct nl_msg *msg, const void *arg)
+{
+	return nla_put_string(msg, MGCAP_ATTR_IFNAME, arg);
+}
+
+struct dev_u64 {
+	const char *dev;
+	int attr;
+	uint64_t v;
+	int width;	/* bytes to send: wrong widths are a case too */
+};
+
+static int fill_dev_attr(struct nl_msg *msg, const void *arg)
+{
+	const struct dev_u64 *a = arg;
+
+	if (nla_put_string(msg, MGCAP_ATTR_IFNAME, a->dev))
+		return -1;
+	return nla_put(msg, a->attr, a->width, &a->v);
+}
+
+static int fill_unterminated_name(struct nl_msg *msg, const void *arg)
+{
+	return nla_put(msg, MGCAP_ATTR_IFNAME, (int)strlen(arg), arg);
+}
+
+static void netlink_cases(const char *dev)
+{
+	static const uint32_t zero = 0, missing = 999999;
+	const struct dev_u64 small_ring = { dev, MGCAP_ATTR_RING_SIZE, 1000, 8 };
+	const struct dev_u64 huge_ring = { dev, MGCAP_ATTR_RING_SIZE, 1ULL << 40, 8 };
+	const struct dev_u64 snap0 = { dev, MGCAP_ATTR_SNAPLEN, 0, 4 };
+	const struct dev_u64 snap_big = { dev, MGCAP_ATTR_SNAPLEN, MGCAP_SNAPLEN_MAX + 1, 4 };
+	const struct dev_u64 mode7 = { dev, MGCAP_ATTR_MODE, 7, 4 };
+	const struct dev_u64 short_mode = { dev, MGCAP_ATTR_MODE, 1, 2 };
+	const struct dev_u64 reply_only = { dev, MGCAP_ATTR_NUM_QUEUES, 4, 4 };
+	const struct dev_u64 queues_attr = { dev, MGCAP_ATTR_QUEUES, 0, 4 };
+	const struct dev_u64 lo_snap = { "lo", MGCAP_ATTR_SNAPLEN, 64, 4 };
+	const struct nl_case cases[] = {
+		{ "start without a device", MGCAP_CMD_START, fill_nothing, NULL, EINVAL, 1 },
+		{ "start ifindex 0", MGCAP_CMD_START, fill_ifindex, &zero, 0, 1 },
+		{ "start a missing ifindex", MGCAP_CMD_START, fill_ifindex, &missing, ENODEV, 1 },
+		{ "start a missing name", MGCAP_CMD_START, fill_ifname, "nosuchdev0", ENODEV, 1 },
+		{ "start a name too long", MGCAP_CMD_START, fill_ifname, "abcdefghijklmnopq", 0, 1 },
+		{ "start an unterminated name", MGCAP_CMD_START, fill_unterminated_name, "lo", 0, 1 },
+		{ "start a ring too small", MGCAP_CMD_START, fill_dev_attr, &small_ring, 0, 1 },
+		{ "start a ring too large", MGCAP_CMD_START, fill_dev_attr, &huge_ring, 0, 1 },
+		{ "start snaplen 0", MGCAP_CMD_START, fill_dev_attr, &snap0, 0, 1 },
+		{ "start snaplen too large", MGCAP_CMD_START, fill_dev_attr, &snap_big, 0, 1 },
+		{ "start mode 7", MGCAP_CMD_START, fill_dev_attr, &mode7, 0, 1 },
+		{ "start a 2-byte mode", MGCAP_CMD_START, fill_dev_attr, &short_mode, 0, 0 },
+		{ "start with a reply-only attribute", MGCAP_CMD_START, fill_dev_attr, &reply_only, 0, 1 },
+		{ "start with QUEUES", MGCAP_CMD_START, fill_dev_attr, &queues_attr, 0, 1 },
+		{ "start a captured device", MGCAP_CMD_START, fill_ifname, dev, EEXIST, 1 },
+		{ "start loopback", MGCAP_CMD_START, fill_dev_attr, &lo_snap, EOPNOTSUPP, 1 },
+		{ "stop a device not captured", MGCAP_CMD_STOP, fill_ifname, "lo", ENOENT, 1 },
+		{ "set without a mode", MGCAP_CMD_SET, fill_ifname, dev, EINVAL, 1 },
+		{ "set mode 7", MGCAP_CMD_SET, fill_dev_attr, &mode7, 0, 1 },
+		{ "get a device not captured", MGCAP_CMD_GET, fill_ifname, "lo", ENOENT, 1 },
+		{ "unknown command", 77, fill_nothing, NULL, EOPNOTSUPP, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct nl_case *c = &cases[i];
+		struct mgcap_nl_error e;
+		char detail[320];
+		int ret = mgcap_nl_request(c->cmd, 0, c->fill, c->arg, NULL, &e);
+
+		snprintf(detail, sizeof(detail), "ret %d, errno %d (%s), message '%s'", ret, e.err,
+			 strerror(e.err), e.msg);
+		check(ret < 0 && e.err && (!c->want_errno || e.err == c->want_errno) &&
+		      (!c->want_msg || e.msg[0]), c->name, detail);
+		if (ret == 0 && c->cmd == MGCAP_CMD_START)	/* undo a wrong success */
+			mgcap_nl_stop(dev, &e);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3)
+		goto usage;
+	if (!strcmp(argv[1], "chardev"))
+		chardev_cases(argv[2]);
+	else if (!strcmp(argv[1], "netlink"))
+		netlink_cases(argv[2]);
+	else
+		goto usage;
+	printf("badinput %s: %d passed, %d failed\n", argv[1], passes, failures);
+	return failures ? 1 : 0;
+usage:
+	fprintf(stderr, "usage: mgcap-badinput chardev|netlink DEV\n");
+	return 2;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A ring in mgcap's format, filled by a user-space producer that follows
+ * the same placement rules as the kernel (<linux/mgcap.h>), for testing and
+ * benchmarking the reader without a kernel.
+ */
+#ifndef MGCAP_SYNTHETIC_RING_H
+#define MGCAP_SYNTHETIC_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/mgcap.h>
+
+struct synthetic_ring {
+	void *map;
+	size_t map_size;
+	struct mgcap_ring_ctrl *ctrl;
+	uint8_t *data;
+	uint64_t head;
+	uint64_t dropped;
+};
+
+/* @data_size: a power of two.  0 on success. */
+int synthetic_ring_init(struct synthetic_ring *s, uint64_t data_size, uint32_t queue);
+void synthetic_ring_free(struct synthetic_ring *s);
+
+/* Appends one record; -1 (and counts a drop) when the ring is full. */
+int synthetic_ring_put(struct synthetic_ring *s, const uint8_t *frame, uint32_t caplen,
+		       uint32_t wirelen, uint16_t queue, uint16_t flags, uint64_t tstamp_ns);
+
+#endif /* MGCAP_SYNTHETIC_RING_H */

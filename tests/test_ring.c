@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The ring protocol: placement, wrap rules, full ring, reader validation. */
+#include <string.h>
+
+#include "mgcap_reader.h"
+#include "synthetic_ring.h"
+#include "unit.h"
+
+#define SMALL_RING 4096
+
+static void fill_frame(uint8_t *f, uint32_t len, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		f[i] = (uint8_t)(n * 7 + i);
+}
+
+static void test_rec_len_alignment(void)
+{
+	CU_ASSERT_EQUAL(sizeof(struct mgcap_rec), 24);
+	CU_ASSERT_EQUAL(MGCAP_REC_LEN(0), 24);
+	CU_ASSERT_EQUAL(MGCAP_REC_LEN(1), 32);
+	CU_ASSERT_EQUAL(MGCAP_REC_LEN(8), 32);
+	CU_ASSERT_EQUAL(MGCAP_REC_LEN(9), 40);
+	CU_ASSERT_EQUAL(MGCAP_REC_LEN(60), 88);
+	CU_ASSERT_EQUAL(MGCAP_REC_LEN(MGCAP_SNAPLEN_MAX) % MGCAP_REC_ALIGN, 0);
+}
+
+static void test_ctrl_layout(void)
+{
+	/* producer and consumer on cache lines of their own */
+	CU_ASSERT_EQUAL(offsetof(struct mgcap_ring_ctrl, producer), 64);
+	CU_ASSERT_EQUAL(offsetof(struct mgcap_ring_ctrl, consumer), 128);
+	CU_ASSERT_EQUAL(sizeof(struct mgcap_ring_ctrl), 192);
+	CU_ASSERT_EQUAL(sizeof(struct mgcap_queue_info), 56);
+	CU_ASSERT_EQUAL(sizeof(struct mgcap_queue_stats), 40);
+}
+
+static void test_skip_before(void)
+{
+	CU_ASSERT_EQUAL(mgcap_ring_skip_before(0, 4096, 4096), 0);
+	CU_ASSERT_EQUAL(mgcap_ring_skip_before(4000, 4096, 96), 0);
+	CU_ASSERT_EQUAL(mgcap_ring_skip_before(4000, 4096, 104), 96);
+	/* free-running: the lap does not matter */
+	CU_ASSERT_EQUAL(mgcap_ring_skip_before(3 * 4096 + 4000, 4096, 104), 96);
+	CU_ASSERT_EQUAL(mgcap_ring_skip_before(4088, 4096, 24), 8);
+}
+
+static void test_skip_at(void)
+{
+	uint8_t data[4096];
+	struct mgcap_rec *rec;
+
+	memset(data, 0, sizeof(data));
+	/* fewer bytes than a header left: skip without reading */
+	CU_ASSERT_EQUAL(mgcap_ring_skip_at(4080, sizeof(data), data), 16);
+	/* a pad record */
+	rec = (struct mgcap_rec *)(data + 4000);
+	rec->rec_len = 96;
+	rec->flags = MGCAP_REC_F_PAD;
+	CU_ASSERT_EQUAL(mgcap_ring_skip_at(4000, sizeof(data), data), 96);
+	/* a real record */
+	rec->flags = MGCAP_REC_F_HWTSTAMP;
+	CU_ASSERT_EQUAL(mgcap_ring_skip_at(4000, sizeof(data), data), 0);
+}
+
+static void test_attach_rejects_bad_rings(void)
+{
+	struct synthetic_ring s;
+	struct mgcap_reader r;
+	char err[128];
+
+	CU_ASSERT_FATAL(synthetic_ring_init(&s, SMALL_RING, 0) == 0);
+	CU_ASSERT_EQUAL(mgcap_reader_attach(&r, s.map, s.map_size, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(mgcap_reader_attach(&r, s.map, s.map_size - 1, err, sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "layout"));
+	s.ctrl->version = 99;
+	CU_ASSERT_EQUAL(mgcap_reader_attach(&r, s.map, s.map_size, err, sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "version"));
+	s.ctrl->version = MGCAP_RING_VERSION;
+	s.ctrl->data_size = SMALL_RING - 8;
+	CU_ASSERT_EQUAL(mgcap_reader_attach(&r, s.map, s.map_size, err, sizeof(err)), -1);
+	s.ctrl->data_size = SMALL_RING;
+	s.ctrl->magic = 0;
+	CU_ASSERT_EQUAL(mgcap_reader_attach(&r, s.map, s.map_size, err, sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "magic"));
+	CU_ASSERT_EQUAL(mgcap_reader_attach(&r, s.map, 8, err, sizeof(err)), -1);
+	synthetic_ring_free(&s);
+}
+
+/* Many laps with record sizes that land on every wrap case. */
+static void test_round_trip_many_laps(void)
+{
+	struct synthetic_ring s;
+	struct mgcap_reader r;
+	uint8_t frame[600];
+	char err[128];
+	uint32_t put = 0, got = 0, pads_seen = 0;
+	uint64_t last_tail = 0;
+
+	CU_ASSERT_FATAL(synthetic_ring_init(&s, SMALL_RING, 3) == 0);
+	CU_ASSERT_FATAL(mgcap_reader_attach(&r, s.map, s.map_size, err, sizeof(err)) == 0);
+	while (got < 5000) {
+		const struct mgcap_rec *rec;
+
+		/* bursts of varying length, so the reader lags and the ring fills */
+		while (put < got + 1 + (put % 13)) {
+			uint32_t len = 1 + (put * 37) % sizeof(frame);
+
+			fill_frame(frame, len, put);
+			if (synthetic_ring_put(&s, frame, len, len + 4, 3, 0, 1000 + put))
+				break;
+			put++;
+		}
+		while ((rec = mgcap_reader_next(&r)) != NULL) {
+			uint32_t len = 1 + (got * 37) % sizeof(frame);
+
+			if (r.tail - last_tail != rec->rec_len)
+				pads_seen++;
+			last_tail = r.tail;
+			fill_frame(frame, len, got);
+			CU_ASSERT_EQUAL_FATAL(rec->caplen, len);
+			CU_ASSERT_EQUAL(rec->wirelen, len + 4);
+			CU_ASSERT_EQUAL(rec->queue, 3);
+			CU_ASSERT_EQUAL(rec->tstamp_ns, 1000 + got);
+			CU_ASSERT_EQUAL_FATAL(memcmp(rec->data, frame, len), 0);
+			CU_ASSERT(rec->rec_len >= sizeof(*rec) + len);
+			/* records never straddle the end of the data area */
+			CU_ASSERT((uint8_t *)rec + rec->rec_len <= s.data + SMALL_RING);
+			got++;
+		}
+		mgcap_reader_release(&r);
+	}
+	CU_ASSERT_EQUAL(s.dropped > 0, 1);	/* the full-ring path ran too */
+	CU_ASSERT(pads_seen > 10);		/* and the wrap paths */
+	CU_ASSERT_EQUAL(r.tail, s.head);
+	synthetic_ring_free(&s);
+}
+
+static void test_full_ring_keeps_unread_records(void)
+{
+	struct synthetic_ring s;
+	struct mgcap_reader r;
+	uint8_t frame[100];
+	char err[128];
+	uint32_t n = 0, i;
+	const struct mgcap_rec *rec;
+
+	CU_ASSERT_FATAL(synthetic_ring_init(&s, SMALL_RING, 0) == 0);
+	CU_ASSERT_FATAL(mgcap_reader_attach(&r, s.map, s.map_size, err, sizeof(err)) == 0);
+	for (i = 0; i < 100; i++) {
+		fill_frame(frame, sizeof(frame), i);
+		if (synthetic_ring_put(&s, frame, sizeof(frame), sizeof(frame), 0, 0, i) == 0)
+			n++;
+	}
+	/* 124-byte records (128 aligned): exactly 32 fit in 4096 bytes */
+	CU_ASSERT_EQUAL(n, SMALL_RING / MGCAP_REC_LEN(sizeof(frame)));
+	CU_ASSERT_EQUAL(s.dropped, 100 - n);
+	for (i = 0; i < n; i++) {
+		rec = mgcap_reader_next(&r);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(rec);
+		CU_ASSERT_EQUAL(rec->tstamp_ns, i);	/* the first ones, not the last */
+	}
+	CU_ASSERT_PTR_NULL(mgcap_reader_next(&r));
+	/* nothing freed until released */
+	CU_ASSERT_EQUAL(synthetic_ring_put(&s, frame, sizeof(frame), sizeof(frame), 0, 0, 0), -1);
+	mgcap_reader_release(&r);
+	CU_ASSERT_EQUAL(synthetic_ring_put(&s, frame, sizeof(frame), sizeof(frame), 0, 0, 0), 0);
+	synthetic_ring_free(&s);
+}
+
+static void test_reader_resumes_at_consumer(void)
+{
+	struct synthetic_ring s;
+	struct mgcap_reader r;
+	uint8_t frame[40] = { 0 };
+	char err[128];
+	uint32_t i;
+	const struct mgcap_rec *rec;
+
+	CU_ASSERT_FATAL(synthetic_ring_init(&s, SMALL_RING, 0) == 0);
+	for (i = 0; i < 10; i++)
+		synthetic_ring_put(&s, frame, sizeof(frame), sizeof(frame), 0, 0, i);
+	CU_ASSERT_FATAL(mgcap_reader_attach(&r, s.map, s.map_size, err, sizeof(err)) == 0);
+	for (i = 0; i < 4; i++)
+		mgcap_reader_next(&r);
+	mgcap_reader_release(&r);
+	/* a new reader starts where the last one released */
+	CU_ASSERT_FATAL(mgcap_reader_attach(&r, s.map, s.map_size, err, sizeof(err)) == 0);
+	rec = mgcap_reader_next(&r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rec);
+	CU_ASSERT_EQUAL(rec->tstamp_ns, 4);
+	CU_ASSERT_EQUAL(mgcap_reader_backlog(&r), 5 * MGCAP_REC_LEN(sizeof(frame)));
+	CU_ASSERT_EQUAL(mgcap_reader_detached(&r), 0);
+	s.ctrl->flags |= MGCAP_RING_F_DETACHED;
+	CU_ASSERT_EQUAL(mgcap_reader_detached(&r), 1);
+	synthetic_ring_free(&s);
+}
+
+void register_ring_tests(void)
+{
+	static const struct unit_test tests[] = {
+		{ "record length alignment", test_rec_len_alignment },
+		{ "control page layout", test_ctrl_layout },
+		{ "producer skip rule", test_skip_before },
+		{ "reader skip rule", test_skip_at },
+		{ "attach rejects bad rings", test_attach_rejects_bad_rings },
+		{ "round trip over many laps", test_round_trip_many_laps },
+		{ "full ring keeps unread records", test_full_ring_keeps_unread_records },
+		{ "reader resumes at consumer index", test_reader_resumes_at_consumer },
+	};
+
+	ADD_SUITE("ring", tests);
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "show.h"
+#include "unit.h"
+
+static char *render(void (*fn)(FILE *, const struct mgcap_nl_list *), const struct mgcap_nl_list *l)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fn(f, l);
+	fclose(f);
+	return buf;
+}
+
+static void sample(struct mgcap_nl_list *l, struct mgcap_nl_dev *d, struct mgcap_nl_queue *q)
+{
+	memset(d, 0, sizeof(*d));
+	memset(q, 0, 2 * sizeof(*q));
+	snprintf(d->ifname, sizeof(d->ifname), "%s", "we\"ird\\0");
+	d->ifindex = 7;
+	d->mode = 1;
+	d->ring_size = 8 << 20;
+	d->snaplen = 96;
+	d->num_queues = 2;
+	d->queues = q;
+	q[0].id = 0;
+	snprintf(q[0].devnode, sizeof(q[0].devnode), "/dev/mgcap/x@0");
+	q[0].captured = 18446744073709551615ULL;
+	q[0].bytes = 5;
+	q[1].id = 1;
+	q[1].dropped = 3;
+	q[1].reader = 1;
+	l->devs = d;
+	l->count = 1;
+}
+
+static void test_json(void)
+{
+	struct mgcap_nl_list l;
+	struct mgcap_nl_dev d;
+	struct mgcap_nl_queue q[2];
+	char *out;
+
+	sample(&l, &d, q);
+	out = render(mgcap_show_json, &l);
+	CU_ASSERT_STRING_EQUAL(out,
+		"[{\"dev\":\"we\\\"ird\\\\0\",\"ifindex\":7,\"mode\":\"drop\",\"ring_size\":8388608,"
+		"\"snaplen\":96,\"queues\":[{\"queue\":0,\"devnode\":\"/dev/mgcap/x@0\","
+		"\"captured\":18446744073709551615,\"bytes\":5,\"dropped\":0,\"fill\":0,"
+		"\"high_water\":0,\"reader\":false},{\"queue\":1,\"devnode\":\"\",\"captured\":0,"
+		"\"bytes\":0,\"dropped\":3,\"fill\":0,\"high_water\":0,\"reader\":true}]}]\n");
+	free(out);
+
+	l.count = 0;
+	out = render(mgcap_show_json, &l);
+	CU_ASSERT_STRING_EQUAL(out, "[]\n");
+	free(out);
+}
+
+static void test_table(void)
+{
+	struct mgcap_nl_list l;
+	struct mgcap_nl_dev d;
+	struct mgcap_nl_queue q[2];
+	char *out;
+
+	sample(&l, &d, q);
+	out = render(mgcap_show_table, &l);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ": mode drop, 2 queues, ring 8192 KiB, snaplen 96\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "18446744073709551615"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "/dev/mgcap/x@0"));
+	free(out);
+	l.count = 0;
+	out = render(mgcap_show_table, &l);
+	CU_ASSERT_STRING_EQUAL(out, "no captured devices\n");
+	free(out);
+}
+
+void register_show_tests(void)
+{
+	static const struct unit_test tests[] = {
+		{ "json", test_json },
+		{ "table", test_table },
+	};
+
+	ADD_SUITE("show", tests);
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Host unit tests: each file registers one CUnit suite. */
+#ifndef MGCAP_UNIT_H
+#define MGCAP_UNIT_H
+
+#include <CUnit/CUnit.h>
+
+void register_parse_tests(void);
+void register_ring_tests(void);
+void register_show_tests(void);
+void register_frame_tests(void);
+
+#define ADD_SUITE(suite_name, list) do {				\
+	CU_pSuite s_ = CU_add_suite(suite_name, NULL, NULL);		\
+	size_t i_;							\
+	for (i_ = 0; i_ < sizeof(list) / sizeof(list[0]); i_++)		\
+		CU_add_test(s_, list[i_].name, list[i_].fn);		\
+} while (0)
+
+struct unit_test {
+	const char *name;
+	CU_TestFunc fn;
+};
+
+#endif /* MGCAP_UNIT_H */

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <CUnit/Basic.h>
+
+#include "unit.h"
+
+int main(void)
+{
+	unsigned int failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	register_parse_tests();
+	register_ring_tests();
+	register_show_tests();
+	register_frame_tests();
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}

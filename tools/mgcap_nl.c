@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Requests to the "mgcap" generic netlink family, with extack error text. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <linux/mgcap.h>
+
+#include "mgcap_nl.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+struct request {
+	struct mgcap_nl_list *out;
+	struct mgcap_nl_error *e;
+	int parse_err;
+};
+
+static void set_error(struct mgcap_nl_error *e, int err, const char *msg)
+{
+	e->err = err;
+	snprintf(e->msg, sizeof(e->msg), "%s", msg ? msg : "");
+}
+
+/* The extack message, when the kernel attached one to its error. */
+static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
+{
+	struct request *req = arg;
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)err - NLMSG_HDRLEN);
+	const char *msg = NULL;
+
+	(void)nla;
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
+		size_t off = NLMSG_HDRLEN + sizeof(*err);
+		struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+			off += err->msg.nlmsg_len - NLMSG_HDRLEN;
+		if (nlh->nlmsg_len > off &&
+		    !nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)nlh + off),
+			       nlh->nlmsg_len - off, NULL) && tb[NLMSGERR_ATTR_MSG])
+			msg = nla_get_string(tb[NLMSGERR_ATTR_MSG]);
+	}
+	set_error(req->e, -err->error, msg);
+	return NL_STOP;
+}
+
+static int parse_queue(struct nlattr *nest, struct mgcap_nl_queue *q)
+{
+	struct nlattr *tb[MGCAP_QATTR_MAX + 1];
+
+	if (nla_parse_nested(tb, MGCAP_QATTR_MAX, nest, NULL) || !tb[MGCAP_QATTR_ID])
+		return -1;
+	memset(q, 0, sizeof(*q));
+	q->id = nla_get_u32(tb[MGCAP_QATTR_ID]);
+	if (tb[MGCAP_QATTR_DEVNODE])
+		snprintf(q->devnode, sizeof(q->devnode), "%s", nla_get_string(tb[MGCAP_QATTR_DEVNODE]));
+	if (tb[MGCAP_QATTR_CAPTURED])
+		q->captured = nla_get_u64(tb[MGCAP_QATTR_CAPTURED]);
+	if (tb[MGCAP_QATTR_BYTES])
+		q->bytes = nla_get_u64(tb[MGCAP_QATTR_BYTES]);
+	if (tb[MGCAP_QATTR_DROPPED])
+		q->dropped = nla_get_u64(tb[MGCAP_QATTR_DROPPED]);
+	if (tb[MGCAP_QATTR_FILL])
+		q->fill = nla_get_u64(tb[MGCAP_QATTR_FILL]);
+	if (tb[MGCAP_QATTR_HIGH_WATER])
+		q->high_water = nla_get_u64(tb[MGCAP_QATTR_HIGH_WATER]);
+	if (tb[MGCAP_QATTR_READER])
+		q->reader = nla_get_u8(tb[MGCAP_QATTR_READER]);
+	return 0;
+}
+
+static int parse_dev(struct nlattr **tb, struct mgcap_nl_dev *d)
+{
+	struct nlattr *nest;
+	int rem;
+	size_t n = 0;
+
+	if (!tb[MGCAP_ATTR_IFINDEX] || !tb[MGCAP_ATTR_IFNAME] || !tb[MGCAP_ATTR_NUM_QUEUES])
+		return -1;
+	memset(d, 0, sizeof(*d));
+	d->ifindex = nla_get_u32(tb[MGCAP_ATTR_IFINDEX]);
+	snprintf(d->ifname, sizeof(d->ifname), "%s", nla_get_string(tb[MGCAP_ATTR_IFNAME]));
+	if (tb[MGCAP_ATTR_MODE])
+		d->mode = nla_get_u32(tb[MGCAP_ATTR_MODE]);
+	if (tb[MGCAP_ATTR_RING_SIZE])
+		d->ring_size = nla_get_u64(tb[MGCAP_ATTR_RING_SIZE]);
+	if (tb[MGCAP_ATTR_SNAPLEN])
+		d->snaplen = nla_get_u32(tb[MGCAP_ATTR_SNAPLEN]);
+	d->num_queues = nla_get_u32(tb[MGCAP_ATTR_NUM_QUEUES]);
+	d->queues = calloc(d->num_queues ? d->num_queues : 1, sizeof(*d->queues));
+	if (!d->queues)
+		return -1;
+	if (tb[MGCAP_ATTR_QUEUES]) {
+		nla_for_each_nested(nest, tb[MGCAP_ATTR_QUEUES], rem) {
+			if (n == d->num_queues || parse_queue(nest, &d->queues[n]))
+				return -1;
+			n++;
+		}
+	}
+	return n == d->num_queues ? 0 : -1;
+}
+
+static int on_reply(struct nl_msg *msg, void *arg)
+{
+	struct request *req = arg;
+	struct nlattr *tb[MGCAP_ATTR_MAX + 1];
+	struct mgcap_nl_list *l = req->out;
+	struct mgcap_nl_dev *devs;
+
+	if (!l)
+		return NL_OK;
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, MGCAP_ATTR_MAX, NULL))
+		goto bad;
+	devs = realloc(l->devs, (l->count + 1) * sizeof(*devs));
+	if (!devs)
+		goto bad;
+	l->devs = devs;
+	if (parse_dev(tb, &devs[l->count])) {
+		free(devs[l->count].queues);
+		goto bad;
+	}
+	l->count++;
+	return NL_OK;
+bad:
+	req->parse_err = 1;
+	return NL_SKIP;
+}
+
+int mgcap_nl_request(uint8_t cmd, int dump, mgcap_nl_fill_fn fill, const void *arg,
+		     struct mgcap_nl_list *out, struct mgcap_nl_error *e)
+{
+	struct request req = { .out = out, .e = e };
+	struct nl_sock *sk;
+	struct nl_msg *msg = NULL;
+	int family, one = 1, ret = -1;
+
+	set_error(e, 0, NULL);
+	if (out)
+		memset(out, 0, sizeof(*out));
+	sk = nl_socket_alloc();
+	if (!sk) {
+		set_error(e, ENOMEM, NULL);
+		return -1;
+	}
+	if (genl_connect(sk)) {
+		set_error(e, errno ? errno : EIO, "cannot open a generic netlink socket");
+		goto out;
+	}
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	family = genl_ctrl_resolve(sk, MGCAP_GENL_NAME);
+	if (family < 0) {
+		set_error(e, ENOPKG, "the mgcap kernel module is not loaded (modprobe mgcap)");
+		goto out;
+	}
+
+	msg = nlmsg_alloc();
+	if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0,
+				 dump ? NLM_F_DUMP : 0, cmd, MGCAP_GENL_VERSION) ||
+	    (fill && fill(msg, arg) < 0)) {
+		set_error(e, ENOMEM, NULL);
+		goto out;
+	}
+
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_reply, &req);
+	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, on_error, &req);
+	if (nl_send_auto(sk, msg) < 0) {
+		set_error(e, EIO, "cannot send the request");
+		goto out;
+	}
+	nl_recvmsgs_default(sk);
+	if (e->err)
+		goto out;
+	if (req.parse_err) {
+		set_error(e, EPROTO, "malformed reply from the kernel");
+		goto out;
+	}
+	ret = 0;
+out:
+	nlmsg_free(msg);
+	nl_socket_free(sk);
+	if (ret && out)
+		mgcap_nl_free_list(out);
+	return ret;
+}
+
+/* What the typed requests carry; zero or negative fields are left out. */
+struct typed_args {
+	const char *ifname;
+	uint64_t ring_size;
+	uint32_t snaplen;
+	int mode;
+};
+
+static int fill_typed(struct nl_msg *msg, const void *arg)
+{
+	const struct typed_args *a = arg;
+
+	if (a->ifname && nla_put_string(msg, MGCAP_ATTR_IFNAME, a->ifname))
+		return -1;
+	if (a->ring_size && nla_put_u64(msg, MGCAP_ATTR_RING_SIZE, a->ring_size))
+		return -1;
+	if (a->snaplen && nla_put_u32(msg, MGCAP_ATTR_SNAPLEN, a->snaplen))
+		return -1;
+	if (a->mode >= 0 && nla_put_u32(msg, MGCAP_ATTR_MODE, (uint32_t)a->mode))
+		return -1;
+	return 0;
+}
+
+int mgcap_nl_start(const char *ifname, const struct mgcap_nl_start *opts,
+		   struct mgcap_nl_list *out, struct mgcap_nl_error *e)
+{
+	struct typed_args a = { ifname, opts->ring_size, opts->snaplen, opts->mode };
+
+	return mgcap_nl_request(MGCAP_CMD_START, 0, fill_typed, &a, out, e);
+}
+
+int mgcap_nl_stop(const char *ifname, struct mgcap_nl_error *e)
+{
+	struct typed_args a = { .ifname = ifname, .mode = -1 };
+
+	return mgcap_nl_request(MGCAP_CMD_STOP, 0, fill_typed, &a, NULL, e);
+}
+
+int mgcap_nl_set_mode(const char *ifname, uint32_t mode, struct mgcap_nl_list *out,
+		      struct mgcap_nl_error *e)
+{
+	struct typed_args a = { .ifname = ifname, .mode = (int)mode };
+
+	return mgcap_nl_request(MGCAP_CMD_SET, 0, fill_typed, &a, out, e);
+}
+
+int mgcap_nl_get(const char *ifname, struct mgcap_nl_list *out, struct mgcap_nl_error *e)
+{
+	struct typed_args a = { .ifname = ifname, .mode = -1 };
+
+	return mgcap_nl_request(MGCAP_CMD_GET, ifname == NULL, fill_typed, &a, out, e);
+}
+
+void mgcap_nl_free_list(struct mgcap_nl_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->count; i++)
+		free(l->devs[i].queues);
+	free(l->devs);
+	l->devs = NULL;
+	l->count = 0;
+}
+
+const char *mgcap_nl_strerror(const struct mgcap_nl_error *e)
+{
+	if (e->msg[0])
+		return e->msg;
+	switch (e->err) {
+	case EPERM:
+		return "not permitted (needs CAP_NET_ADMIN)";
+	case ENODEV:
+		return "no such device";
+	case ENOENT:
+		return "device is not captured";
+	case EEXIST:
+		return "device is already captured";
+	case EBUSY:
+		return "device is busy";
+	default:
+		return strerror(e->err);
+	}
+}

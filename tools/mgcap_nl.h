@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Client side of the "mgcap" generic netlink family (libnl-genl-3). */
+#ifndef MGCAP_NL_H
+#define MGCAP_NL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <net/if.h>
+
+struct mgcap_nl_queue {
+	uint32_t id;
+	char devnode[64];
+	uint64_t captured;
+	uint64_t bytes;
+	uint64_t dropped;
+	uint64_t fill;
+	uint64_t high_water;
+	int reader;
+};
+
+/* One captured device, as the kernel reported it. */
+struct mgcap_nl_dev {
+	uint32_t ifindex;
+	char ifname[IF_NAMESIZE];
+	uint32_t mode;
+	uint64_t ring_size;
+	uint32_t snaplen;
+	uint32_t num_queues;
+	struct mgcap_nl_queue *queues;	/* num_queues entries, malloc()ed */
+};
+
+/* A list of captured devices; mgcap_nl_free_list() frees it. */
+struct mgcap_nl_list {
+	struct mgcap_nl_dev *devs;
+	size_t count;
+};
+
+/* Where a request failed: errno and the kernel's own words, if it gave any. */
+struct mgcap_nl_error {
+	int err;
+	char msg[256];
+};
+
+/* start options: 0 means the kernel's default */
+struct mgcap_nl_start {
+	uint64_t ring_size;
+	uint32_t snaplen;
+	int mode;		/* -1: default */
+};
+
+int mgcap_nl_start(const char *ifname, const struct mgcap_nl_start *opts,
+		   struct mgcap_nl_list *out, struct mgcap_nl_error *e);
+int mgcap_nl_stop(const char *ifname, struct mgcap_nl_error *e);
+int mgcap_nl_set_mode(const char *ifname, uint32_t mode, struct mgcap_nl_list *out,
+		      struct mgcap_nl_error *e);
+/* @ifname NULL: every captured device of this network namespace */
+int mgcap_nl_get(const char *ifname, struct mgcap_nl_list *out, struct mgcap_nl_error *e);
+void mgcap_nl_free_list(struct mgcap_nl_list *l);
+
+/*
+ * Any request: @fill adds the attributes (0, or <0 when the message is too
+ * small).  The typed functions above are built on it; tests use it to send
+ * what the tools never would.
+ */
+struct nl_msg;
+typedef int (*mgcap_nl_fill_fn)(struct nl_msg *msg, const void *arg);
+int mgcap_nl_request(uint8_t cmd, int dump, mgcap_nl_fill_fn fill, const void *arg,
+		     struct mgcap_nl_list *out, struct mgcap_nl_error *e);
+
+/* The kernel's extack message for @e, else a description of its errno. */
+const char *mgcap_nl_strerror(const struct mgcap_nl_error *e);
+
+#endif /* MGCAP_NL_H */

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <net/if.h>
+#include <linux/mgcap.h>
+
+#include "parse.h"
+
+int mgcap_parse_size(const char *s, uint64_t *bytes)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (toupper((unsigned char)*end)) {
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
+		end += strlen(end);
+	else if (!shift && !strcmp(end, "B"))
+		end++;
+	if (*end || v > (UINT64_MAX >> shift))
+		return -1;
+	*bytes = (uint64_t)v << shift;
+	return 0;
+}
+
+int mgcap_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v)
+{
+	unsigned long long n;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || *end || n < min || n > max)
+		return -1;
+	*v = (uint32_t)n;
+	return 0;
+}
+
+int mgcap_parse_mode(const char *s)
+{
+	if (s && !strcmp(s, "mirror"))
+		return MGCAP_MODE_MIRROR;
+	if (s && !strcmp(s, "drop"))
+		return MGCAP_MODE_DROP;
+	return -1;
+}
+
+const char *mgcap_mode_name(uint32_t mode)
+{
+	switch (mode) {
+	case MGCAP_MODE_MIRROR:
+		return "mirror";
+	case MGCAP_MODE_DROP:
+		return "drop";
+	default:
+		return "unknown";
+	}
+}
+
+int mgcap_check_ifname(const char *s)
+{
+	size_t len = s ? strlen(s) : 0;
+	size_t i;
+
+	if (len == 0 || len >= IF_NAMESIZE)
+		return -1;
+	for (i = 0; i < len; i++)
+		if (s[i] == '/' || isspace((unsigned char)s[i]))
+			return -1;
+	return 0;
+}

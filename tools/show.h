@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* `mgcap show`: the captured devices as a table for people or as JSON. */
+#ifndef MGCAP_SHOW_H
+#define MGCAP_SHOW_H
+
+#include <stdio.h>
+
+#include "mgcap_nl.h"
+
+void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l);
+void mgcap_show_json(FILE *f, const struct mgcap_nl_list *l);
+
+#endif /* MGCAP_SHOW_H */
