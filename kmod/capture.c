@@ -65,7 +65,7 @@ static int mgcap_capture_add_rings(struct mgcap_capture *cap, struct netlink_ext
 		struct mgcap_ring *ring = mgcap_ring_create(i, cap->ring_size, cap->snaplen);
 
 		if (!ring) {
-			NL_SET_ERR_MSG_MOD(extack,
+			NL_SET_ERR_MSG(extack,
 					   "cannot allocate a ring (try a smaller ring size)");
 			return -ENOMEM;
 		}
@@ -77,18 +77,19 @@ static int mgcap_capture_add_rings(struct mgcap_capture *cap, struct netlink_ext
 
 		err = mgcap_chardev_add(ring, cap->dev);
 		if (err == -EEXIST) {
-			NL_SET_ERR_MSG_MOD(extack,
+			NL_SET_ERR_MSG(extack,
 					   "device node name in use (a renamed device still captured?)");
 			return err;
 		}
 		if (err) {
-			NL_SET_ERR_MSG_MOD(extack, "cannot create the queue's character device");
+			NL_SET_ERR_MSG(extack, "cannot create the queue's character device");
 			return err;
 		}
 	}
 	return 0;
 }
 
+/* @snaplen 0: the default */
 int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 			u32 mode, struct netlink_ext_ack *extack)
 {
@@ -98,16 +99,20 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 
 	ASSERT_RTNL();
 	if (mgcap_capture_find(dev)) {
-		NL_SET_ERR_MSG_MOD(extack, "device is already captured");
+		NL_SET_ERR_MSG(extack, "device is already captured");
 		return -EEXIST;
 	}
 	if (dev->type != ARPHRD_ETHER) {
-		NL_SET_ERR_MSG_MOD(extack, "only Ethernet devices can be captured");
+		NL_SET_ERR_MSG(extack, "only Ethernet devices can be captured");
 		return -EOPNOTSUPP;
 	}
 	ring_size = roundup_pow_of_two(ring_size);
+	/* unless told, take whole frames, as far as they fit a quarter ring */
+	if (!snaplen)
+		snaplen = min_t(u64, MGCAP_SNAPLEN_DEFAULT,
+				ring_size / 4 - sizeof(struct mgcap_rec));
 	if (MGCAP_REC_LEN(snaplen) > ring_size / 4) {
-		NL_SET_ERR_MSG_MOD(extack, "snaplen too large for the ring size");
+		NL_SET_ERR_MSG(extack, "snaplen too large for the ring size");
 		return -EINVAL;
 	}
 
@@ -127,12 +132,12 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 
 	err = netdev_rx_handler_register(dev, mgcap_rx_handler, cap);
 	if (err == -EBUSY) {
-		NL_SET_ERR_MSG_MOD(extack,
+		NL_SET_ERR_MSG(extack,
 				   "device already has a receive handler (bridge, bond, team or macvlan port?)");
 		goto err_free;
 	}
 	if (err) {
-		NL_SET_ERR_MSG_MOD(extack, "cannot register the receive handler");
+		NL_SET_ERR_MSG(extack, "cannot register the receive handler");
 		goto err_free;
 	}
 	netdev_hold(dev, &cap->dev_tracker, GFP_KERNEL);

@@ -49,7 +49,7 @@ static struct net_device *mgcap_nl_get_dev(struct genl_info *info)
 		attr = info->attrs[MGCAP_ATTR_IFNAME];
 		dev = __dev_get_by_name(net, nla_data(attr));
 	} else {
-		NL_SET_ERR_MSG_MOD(info->extack, "no device given (IFINDEX or IFNAME)");
+		NL_SET_ERR_MSG(info->extack, "no device given (IFINDEX or IFNAME)");
 		return ERR_PTR(-EINVAL);
 	}
 	if (!dev) {
@@ -68,7 +68,7 @@ static struct mgcap_capture *mgcap_nl_get_capture(struct genl_info *info)
 		return ERR_CAST(dev);
 	cap = mgcap_capture_find(dev);
 	if (!cap) {
-		NL_SET_ERR_MSG_MOD(info->extack, "device is not captured");
+		NL_SET_ERR_MSG(info->extack, "device is not captured");
 		return ERR_PTR(-ENOENT);
 	}
 	return cap;
@@ -167,7 +167,7 @@ static int mgcap_nl_reply(struct genl_info *info, const struct mgcap_capture *ca
 static int mgcap_nl_start(struct sk_buff *skb, struct genl_info *info)
 {
 	u64 ring_size = MGCAP_RING_SIZE_DEFAULT;
-	u32 snaplen = MGCAP_SNAPLEN_DEFAULT;
+	u32 snaplen = 0;
 	u32 mode = MGCAP_MODE_MIRROR;
 	struct net_device *dev;
 	int err;
@@ -211,7 +211,7 @@ static int mgcap_nl_set(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	if (!info->attrs[MGCAP_ATTR_MODE]) {
-		NL_SET_ERR_MSG_MOD(info->extack, "nothing to set (give MODE)");
+		NL_SET_ERR_MSG(info->extack, "nothing to set (give MODE)");
 		return -EINVAL;
 	}
 	rtnl_lock();

@@ -42,7 +42,8 @@
 #define MGCAP_RING_SIZE_DEFAULT	(8ULL << 20)
 #define MGCAP_RING_SIZE_MAX	(1ULL << 30)
 
-/* Bytes of each frame copied into the ring. */
+/* Bytes of each frame copied into the ring.  The default is capped so a
+ * record fits a quarter of the ring. */
 #define MGCAP_SNAPLEN_MIN	1
 #define MGCAP_SNAPLEN_MAX	262144
 #define MGCAP_SNAPLEN_DEFAULT	MGCAP_SNAPLEN_MAX

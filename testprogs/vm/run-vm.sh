@@ -1,0 +1,39 @@
+#!/bin/sh
+# run-vm.sh KVER OUTDIR COMMAND
+#
+# Boots Debian's kernel KVER in a virtme-ng VM (software emulation; the host's
+# root file system is visible read-only, OUTDIR writable), runs COMMAND there,
+# and fails if it failed or if the kernel logged a warning, a BUG, an Oops,
+# a KASAN/UBSAN report or a refcount error while it ran.
+set -u
+kver=$1
+out=$2
+cmd=$3
+vmlinuz=/boot/vmlinuz-$kver
+
+if [ ! -f "$vmlinuz" ]; then
+	echo "run-vm: no $vmlinuz (install linux-image-$kver)" >&2
+	exit 1
+fi
+mkdir -p "$out"
+rm -f "$out/rc" "$out/dmesg.txt"
+
+start=$(date +%s)
+timeout "${MGCAP_VM_TIMEOUT:-1800}" vng --run "$vmlinuz" --disable-kvm --force-9p \
+	--cpus 2 --memory "${MGCAP_VM_MEMORY:-1G}" --rwdir "$out" \
+	--exec "$cmd; echo \$? > '$out/rc'; dmesg > '$out/dmesg.txt'" </dev/null
+vng_rc=$?
+end=$(date +%s)
+echo "run-vm: $kver: VM ran $((end - start)) s"
+
+if [ ! -s "$out/rc" ]; then
+	echo "run-vm: $kver: the VM did not finish the command (vng exit $vng_rc)" >&2
+	exit 1
+fi
+bad=$(grep -E 'WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|refcount_t|kobject_add_internal failed|sysfs: cannot create duplicate|leaked' "$out/dmesg.txt")
+if [ -n "$bad" ]; then
+	echo "run-vm: $kver: the kernel complained:" >&2
+	echo "$bad" >&2
+	exit 1
+fi
+exit "$(cat "$out/rc")"
