@@ -65,8 +65,7 @@ static int mgcap_capture_add_rings(struct mgcap_capture *cap, struct netlink_ext
 		struct mgcap_ring *ring = mgcap_ring_create(i, cap->ring_size, cap->snaplen);
 
 		if (!ring) {
-			NL_SET_ERR_MSG(extack,
-					   "cannot allocate a ring (try a smaller ring size)");
+			NL_SET_ERR_MSG(extack, "cannot allocate a ring (try a smaller ring size)");
 			return -ENOMEM;
 		}
 		ring->num_queues = cap->num_rings;
@@ -78,7 +77,7 @@ static int mgcap_capture_add_rings(struct mgcap_capture *cap, struct netlink_ext
 		err = mgcap_chardev_add(ring, cap->dev);
 		if (err == -EEXIST) {
 			NL_SET_ERR_MSG(extack,
-					   "device node name in use (a renamed device still captured?)");
+				       "device node name in use (a renamed device still captured?)");
 			return err;
 		}
 		if (err) {
@@ -133,7 +132,7 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 	err = netdev_rx_handler_register(dev, mgcap_rx_handler, cap);
 	if (err == -EBUSY) {
 		NL_SET_ERR_MSG(extack,
-				   "device already has a receive handler (bridge, bond, team or macvlan port?)");
+			       "device already has a receive handler (bridge, bond, team or macvlan port?)");
 		goto err_free;
 	}
 	if (err) {

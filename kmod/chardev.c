@@ -18,7 +18,7 @@
 #include "compat.h"
 #include "mgcap.h"
 
-#define MGCAP_MINORS	(1U << 16)
+#define MGCAP_MINORS	BIT(16)
 
 static dev_t mgcap_devt;
 static struct cdev mgcap_cdev;

@@ -23,8 +23,8 @@
 #include <linux/net_tstamp.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
-#include <linux/version.h>
 
+#include "compat.h"
 #include "mgtestnic_frame.h"
 
 static unsigned int queues = 4;
@@ -181,11 +181,7 @@ static int mgt_eth_ioctl(struct net_device *dev, struct ifreq *ifr, int cmd)
 	return -EOPNOTSUPP;
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
-static int mgt_get_ts_info(struct net_device *dev, struct kernel_ethtool_ts_info *info)
-#else
-static int mgt_get_ts_info(struct net_device *dev, struct ethtool_ts_info *info)
-#endif
+static int mgt_get_ts_info(struct net_device *dev, struct mgt_ts_info *info)
 {
 	info->so_timestamping = SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE |
 				SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;

@@ -38,19 +38,19 @@ static inline void mgt_dev_mac(__u8 mac[6], __u32 dev_index)
 	mac[1] = 0x6d;
 	mac[2] = 0x67;
 	mac[3] = 0x74;
-	mac[4] = (__u8)(dev_index >> 8);
-	mac[5] = (__u8)dev_index;
+	mac[4] = (dev_index >> 8) & 0xff;
+	mac[5] = dev_index & 0xff;
 }
 
 static inline __u8 mgt_pattern(__u16 queue, __u64 seq, __u32 offset)
 {
-	return (__u8)(seq * 131 + queue * 29 + offset * 7);
+	return (seq * 131 + queue * 29 + offset * 7) & 0xff;
 }
 
 static inline void mgt_put16(__u8 *p, __u32 v)
 {
-	p[0] = (__u8)(v >> 8);
-	p[1] = (__u8)v;
+	p[0] = (v >> 8) & 0xff;
+	p[1] = v & 0xff;
 }
 
 static inline void mgt_put32(__u8 *p, __u32 v)

@@ -90,7 +90,18 @@ t_one_queue_on_two_cpus() {
 	for q in /sys/class/net/mgt0/queues/rx-*; do echo 3 >"$q/rps_cpus" || return 1; done
 	# RPS backlogs must not drop frames before mgcap sees them
 	sysctl -qw net.core.netdev_max_backlog=1000000 || return 1
-	$RINGCHECK --dev mgt0 --count 30000 --flows 16 --unordered
+	rps_before=$(rps_received)
+	$RINGCHECK --dev mgt0 --count 30000 --flows 16 --unordered || return 1
+	# frames really were handed to the other CPU
+	rps=$(($(rps_received) - rps_before))
+	say "$rps RPS handoffs"
+	[ "$rps" -gt 0 ] || bad "RPS did not spread the queue"
+}
+
+rps_received() {	# the sum of softnet_stat's received_rps column
+	sum=0
+	for v in $(awk '{print $10}' /proc/net/softnet_stat); do sum=$((sum + 0x$v)); done
+	echo $sum
 }
 
 t_stalled_reader_loses_nothing_unread() {

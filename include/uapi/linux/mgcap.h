@@ -29,8 +29,9 @@
 #ifndef _UAPI_LINUX_MGCAP_H
 #define _UAPI_LINUX_MGCAP_H
 
-#include <linux/types.h>
+#include <linux/const.h>
 #include <linux/ioctl.h>
+#include <linux/types.h>
 
 #define MGCAP_GENL_NAME		"mgcap"
 #define MGCAP_GENL_VERSION	1
@@ -38,12 +39,14 @@
 #define MGCAP_DEVNODE_DIR	"/dev/mgcap"
 
 /* Ring data area: a power of two; requests are rounded up. */
-#define MGCAP_RING_SIZE_MIN	(64ULL << 10)
-#define MGCAP_RING_SIZE_DEFAULT	(8ULL << 20)
-#define MGCAP_RING_SIZE_MAX	(1ULL << 30)
+#define MGCAP_RING_SIZE_MIN	65536ULL	/* 64 KiB */
+#define MGCAP_RING_SIZE_DEFAULT	8388608ULL	/* 8 MiB */
+#define MGCAP_RING_SIZE_MAX	1073741824ULL	/* 1 GiB */
 
-/* Bytes of each frame copied into the ring.  The default is capped so a
- * record fits a quarter of the ring. */
+/*
+ * Bytes of each frame copied into the ring.  The default is capped so a
+ * record fits a quarter of the ring.
+ */
 #define MGCAP_SNAPLEN_MIN	1
 #define MGCAP_SNAPLEN_MAX	262144
 #define MGCAP_SNAPLEN_DEFAULT	MGCAP_SNAPLEN_MAX
@@ -58,8 +61,8 @@ enum mgcap_mode {
 #define MGCAP_RING_VERSION	1
 
 /* mgcap_ring_ctrl.flags, set by the kernel only */
-#define MGCAP_RING_F_DETACHED	(1U << 0)	/* capture stopped: no more records */
-#define MGCAP_RING_F_BAD_CONSUMER (1U << 1)	/* reader wrote an impossible index */
+#define MGCAP_RING_F_DETACHED	_BITUL(0)	/* capture stopped: no more records */
+#define MGCAP_RING_F_BAD_CONSUMER _BITUL(1)	/* reader wrote an impossible index */
 
 struct mgcap_ring_ctrl {
 	__u32 magic;		/* MGCAP_RING_MAGIC */
@@ -77,9 +80,9 @@ struct mgcap_ring_ctrl {
 };
 
 /* mgcap_rec.flags */
-#define MGCAP_REC_F_HWTSTAMP	(1U << 0)	/* tstamp_ns is the NIC's clock */
-#define MGCAP_REC_F_VLAN	(1U << 1)	/* an offloaded VLAN tag was re-inserted */
-#define MGCAP_REC_F_PAD		(1U << 15)	/* filler up to the end of the data area */
+#define MGCAP_REC_F_HWTSTAMP	_BITUL(0)	/* tstamp_ns is the NIC's clock */
+#define MGCAP_REC_F_VLAN	_BITUL(1)	/* an offloaded VLAN tag was re-inserted */
+#define MGCAP_REC_F_PAD		_BITUL(15)	/* filler up to the end of the data area */
 
 /*
  * One captured frame.  Without MGCAP_REC_F_HWTSTAMP the stamp is the kernel's
@@ -174,6 +177,7 @@ enum mgcap_cmd {
 	MGCAP_CMD_GET,		/* IFINDEX|IFNAME, or dump: every captured device */
 	__MGCAP_CMD_MAX
 };
+
 #define MGCAP_CMD_MAX (__MGCAP_CMD_MAX - 1)
 
 enum mgcap_attr {
@@ -188,6 +192,7 @@ enum mgcap_attr {
 	MGCAP_ATTR_QUEUES,	/* nest of MGCAP_ATTR_QUEUE, reply only */
 	__MGCAP_ATTR_MAX
 };
+
 #define MGCAP_ATTR_MAX (__MGCAP_ATTR_MAX - 1)
 
 /* one nest per queue inside MGCAP_ATTR_QUEUES */
@@ -206,6 +211,7 @@ enum mgcap_queue_attr {
 	MGCAP_QATTR_READER,	/* u8, 1 while a reader has the queue open */
 	__MGCAP_QATTR_MAX
 };
+
 #define MGCAP_QATTR_MAX (__MGCAP_QATTR_MAX - 1)
 
 #endif /* _UAPI_LINUX_MGCAP_H */
