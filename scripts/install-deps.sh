@@ -37,5 +37,5 @@ apt-get install -y -qq --no-install-recommends \
 apt-get install -y -qq --no-install-recommends -t bookworm-backports \
 	"linux-image-${BACKPORTS_KVER}-amd64" "linux-headers-${BACKPORTS_KVER}-amd64" >/dev/null
 
-pip install -q "virtme-ng==${VIRTME_NG_VERSION}"
+pip install -q --root-user-action=ignore "virtme-ng==${VIRTME_NG_VERSION}"
 echo "install-deps: done"

@@ -9,6 +9,7 @@ void register_parse_tests(void);
 void register_ring_tests(void);
 void register_show_tests(void);
 void register_frame_tests(void);
+void register_peek_tests(void);
 
 #define ADD_SUITE(suite_name, list) do {				\
 	CU_pSuite s_ = CU_add_suite(suite_name, NULL, NULL);		\

@@ -13,6 +13,7 @@ int main(void)
 	register_ring_tests();
 	register_show_tests();
 	register_frame_tests();
+	register_peek_tests();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -11,15 +11,33 @@ if [ -z "$KERNELS" ]; then
 	exit 1
 fi
 status=0
+passed=0
+failed=0
 for k in $KERNELS; do
 	out=$abs_top_builddir/build/vm-results/$k
 	rm -rf "$out"
 	mkdir -p "$out"
 	echo "=== kernel $k ==="
-	if ! "$abs_top_srcdir/testprogs/vm/run-vm.sh" "$k" "$out" \
-		"MGCAP_BUILD='$abs_top_builddir' MGCAP_SRC='$abs_top_srcdir' MGCAP_OUT='$out' sh '$abs_top_srcdir/testprogs/vm/guest-tests.sh' ${MGCAP_VM_TESTS:-}"; then
+	"$abs_top_srcdir/testprogs/vm/run-vm.sh" "$k" "$out" \
+		"MGCAP_BUILD='$abs_top_builddir' sh '$abs_top_srcdir/testprogs/vm/guest-tests.sh' ${MGCAP_VM_TESTS:-}" \
+		>"$out/console.log" 2>&1
+	rc=$?
+	cat "$out/console.log"
+	tally=$(grep -E "^kernel $k: [0-9]+ passed, [0-9]+ failed" "$out/console.log" | tail -n 1)
+	if [ -n "$tally" ]; then
+		p=$(echo "$tally" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+		f=$(echo "$tally" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+	else
+		p=0 f=1	# the VM never got to the end
+	fi
+	# a clean run whose kernel complained still fails
+	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$rc" -ne 0 ]; then
 		echo "=== kernel $k: FAILED ==="
 		status=1
 	fi
 done
+echo "vm-tests: $passed passed, $failed failed"
 exit $status

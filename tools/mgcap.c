@@ -7,6 +7,7 @@
  *   mgcap set DEV mode mirror|drop
  *   mgcap [-j] show [DEV]
  *   mgcap hwtstamp DEV on|off|show|restore
+ *   mgcap peek DEV[@QUEUE] [count N]
  *
  * DEV may also be written "dev DEV", as with iproute2.
  */
@@ -15,6 +16,7 @@
 
 #include "commands.h"
 #include "hwtstamp.h"
+#include "peek.h"
 
 static int usage(FILE *f, int status)
 {
@@ -23,6 +25,7 @@ static int usage(FILE *f, int status)
 	      "       mgcap set DEV mode mirror|drop\n"
 	      "       mgcap [-j] show [DEV]\n"
 	      "       mgcap hwtstamp DEV on|off|show|restore\n"
+	      "       mgcap peek DEV[@QUEUE] [count N]\n"
 	      "SIZE takes K, M or G (KiB, MiB, GiB); DEV may be given as \"dev DEV\".\n", f);
 	return status;
 }
@@ -61,6 +64,8 @@ int main(int argc, char **argv)
 		return mgcap_cmd_show(argc, argv, json);
 	if (!strcmp(cmd, "hwtstamp"))
 		return mgcap_cmd_hwtstamp(argc, argv);
+	if (!strcmp(cmd, "peek"))
+		return mgcap_cmd_peek(argc, argv);
 	if (!strcmp(cmd, "help"))
 		return usage(stdout, 0);
 	fprintf(stderr, "mgcap: unknown command '%s'\n", cmd);

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Sets everything up on a Debian 12 machine and runs every test: host unit
+# tests (plain and under ASan/UBSan), checkpatch --strict, sparse, and the
+# kernel tests in a VM on each installed kernel (6.1 and 6.12).
+set -eu
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+autoreconf -fi >/dev/null
+./configure -q
+make -j2
+status=0
+make -j1 check || status=$?
+for log in tests/unit.log tests/unit-san.log tests/vm-tests.sh.log; do
+	[ -f "$log" ] && { echo "----- $log"; cat "$log"; }
+done
+exit $status
