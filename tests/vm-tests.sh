@@ -20,10 +20,10 @@ for k in $KERNELS; do
 	echo "=== kernel $k ==="
 	"$abs_top_srcdir/testprogs/vm/run-vm.sh" "$k" "$out" \
 		"MGCAP_BUILD='$abs_top_builddir' sh '$abs_top_srcdir/testprogs/vm/guest-tests.sh' ${MGCAP_VM_TESTS:-}" \
-		>"$out/console.log" 2>&1
+		>>"$out/console.log" 2>&1	# append: QEMU reopens its output
 	rc=$?
 	cat "$out/console.log"
-	tally=$(grep -E "^kernel $k: [0-9]+ passed, [0-9]+ failed" "$out/console.log" | tail -n 1)
+	tally=$(grep -F "kernel $k: " "$out/console.log" | grep -E ': [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
 	if [ -n "$tally" ]; then
 		p=$(echo "$tally" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
 		f=$(echo "$tally" | sed -E 's/.* ([0-9]+) failed.*/\1/')
