@@ -23,8 +23,52 @@
 static dev_t mgcap_devt;
 static struct cdev mgcap_cdev;
 static DEFINE_XARRAY_ALLOC(mgcap_minors);
+/* What a reader needs to list captures without netlink. */
+static ssize_t ifname_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	const struct mgcap_ring *ring = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%s\n", ring->ifname);
+}
+static DEVICE_ATTR_RO(ifname);
+
+static ssize_t queue_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	const struct mgcap_ring *ring = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%u\n", ring->queue);
+}
+static DEVICE_ATTR_RO(queue);
+
+static ssize_t mode_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	const struct mgcap_ring *ring = dev_get_drvdata(dev);
+	bool drop = READ_ONCE(ring->mode) == MGCAP_MODE_DROP;
+
+	return sysfs_emit(buf, "%s\n", drop ? "drop" : "mirror");
+}
+static DEVICE_ATTR_RO(mode);
+
+static ssize_t netns_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	const struct mgcap_ring *ring = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%u\n", ring->netns_inum);
+}
+static DEVICE_ATTR_RO(netns);
+
+static struct attribute *mgcap_node_attrs[] = {
+	&dev_attr_ifname.attr,
+	&dev_attr_netns.attr,
+	&dev_attr_queue.attr,
+	&dev_attr_mode.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(mgcap_node);
+
 static struct class mgcap_class = {
 	.name = "mgcap",
+	.dev_groups = mgcap_node_groups,
 };
 
 static int mgcap_open(struct inode *inode, struct file *file)
@@ -144,6 +188,18 @@ static long mgcap_ioctl_set_wakeup(struct mgcap_ring *ring, void __user *arg)
 	return 0;
 }
 
+static long mgcap_ioctl_set_tstamp(struct mgcap_ring *ring, u32 __user *arg)
+{
+	u32 source;
+
+	if (get_user(source, arg))
+		return -EFAULT;
+	if (source >= __MGCAP_TSTAMP_MAX)
+		return -EINVAL;
+	WRITE_ONCE(ring->tstamp_source, source);
+	return 0;
+}
+
 static long mgcap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct mgcap_ring *ring = file->private_data;
@@ -162,6 +218,10 @@ static long mgcap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (READ_ONCE(ring->detached))
 			return -ENODEV;
 		return mgcap_ioctl_set_wakeup(ring, uarg);
+	case MGCAP_IOC_SET_TSTAMP:
+		if (READ_ONCE(ring->detached))
+			return -ENODEV;
+		return mgcap_ioctl_set_tstamp(ring, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -196,6 +256,7 @@ int mgcap_chardev_add(struct mgcap_ring *ring, const struct net_device *dev)
 	u32 minor;
 	int err;
 
+	ring->netns_inum = dev_net(dev)->ns.inum;
 	mgcap_devnode_name(name, sizeof(name), dev, ring->queue);
 	node = class_find_device_by_name(&mgcap_class, name);
 	if (node) {
@@ -207,7 +268,7 @@ int mgcap_chardev_add(struct mgcap_ring *ring, const struct net_device *dev)
 	if (err)
 		return err;
 
-	node = device_create(&mgcap_class, NULL, MKDEV(MAJOR(mgcap_devt), minor), NULL,
+	node = device_create(&mgcap_class, NULL, MKDEV(MAJOR(mgcap_devt), minor), ring,
 			     "%s", name);
 	if (IS_ERR(node)) {
 		xa_erase(&mgcap_minors, minor);

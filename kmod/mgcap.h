@@ -31,6 +31,7 @@ struct mgcap_ring {
 	u32 default_snaplen;
 	u32 wake_bytes;
 	u64 wake_ns;
+	u32 tstamp_source;		/* enum mgcap_tstamp_source, per reader */
 
 	/* counters: written under lock, read with READ_ONCE() */
 	u64 captured;
@@ -47,6 +48,7 @@ struct mgcap_ring {
 	u32 queue;
 	u32 num_queues;
 	u32 ifindex;
+	u32 netns_inum;			/* the device's namespace, as /proc/PID/ns/net shows it */
 	char ifname[IFNAMSIZ];
 	int minor;
 	struct device *node;

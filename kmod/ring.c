@@ -34,6 +34,7 @@ void mgcap_ring_reset_reader_settings(struct mgcap_ring *ring)
 	WRITE_ONCE(ring->snaplen, ring->default_snaplen);
 	WRITE_ONCE(ring->wake_bytes, min_t(u64, MGCAP_WAKE_BYTES_MAX, (ring->mask + 1) / 4));
 	WRITE_ONCE(ring->wake_ns, (u64)MGCAP_WAKE_USECS * NSEC_PER_USEC);
+	WRITE_ONCE(ring->tstamp_source, MGCAP_TSTAMP_HW_OR_SW);
 }
 
 struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
@@ -176,7 +177,8 @@ void mgcap_ring_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 
 	u32 caplen = min(wirelen, READ_ONCE(ring->snaplen));
 	u32 rec_len = MGCAP_REC_LEN(caplen);
 	u64 data_size = ring->mask + 1;
-	ktime_t hwtstamp = skb_shinfo(skb)->hwtstamps.hwtstamp;
+	ktime_t hwtstamp = READ_ONCE(ring->tstamp_source) == MGCAP_TSTAMP_SW ?
+			   0 : skb_shinfo(skb)->hwtstamps.hwtstamp;
 	u16 flags = (vlan ? MGCAP_REC_F_VLAN : 0) | (hwtstamp ? MGCAP_REC_F_HWTSTAMP : 0);
 	u64 tstamp_ns = hwtstamp ? ktime_to_ns(hwtstamp) : ktime_get_real_ns();
 	struct mgcap_rec *rec;

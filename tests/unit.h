@@ -10,6 +10,8 @@ void register_ring_tests(void);
 void register_show_tests(void);
 void register_frame_tests(void);
 void register_peek_tests(void);
+void register_merge_tests(void);
+void register_source_tests(void);
 
 #define ADD_SUITE(suite_name, list) do {				\
 	CU_pSuite s_ = CU_add_suite(suite_name, NULL, NULL);		\

@@ -10,6 +10,10 @@
  * network namespace: /dev/mgcap/nsINUM/IFNAME@QUEUE, INUM being the
  * namespace's inode number).  The node keeps the name the device had when
  * capture started; netlink (MGCAP_QATTR_DEVNODE) always reports it.
+ * /sys/class/mgcap/<node name with '!' for '/'>/ has the attributes ifname,
+ * queue, mode and netns (the inode number of the device's namespace, as
+ * stat(2) of /proc/self/ns/net shows it), so a reader can find the captures
+ * of its own namespace without netlink.
  *
  * The mmap of a queue device is one control page followed by the data area
  * (mmap offset 0, length mgcap_queue_info.mmap_size, MAP_SHARED).
@@ -162,11 +166,19 @@ struct mgcap_wakeup {
 
 #define MGCAP_WAKEUP_USECS_MAX	1000000U
 
+/* MGCAP_IOC_SET_TSTAMP: which clock stamps this reader's records */
+enum mgcap_tstamp_source {
+	MGCAP_TSTAMP_HW_OR_SW,	/* the NIC's stamp when the frame has one (default) */
+	MGCAP_TSTAMP_SW,	/* always the kernel's real time */
+	__MGCAP_TSTAMP_MAX
+};
+
 #define MGCAP_IOC_MAGIC		0xb7
 #define MGCAP_IOC_INFO		_IOR(MGCAP_IOC_MAGIC, 1, struct mgcap_queue_info)
 #define MGCAP_IOC_STATS		_IOR(MGCAP_IOC_MAGIC, 2, struct mgcap_queue_stats)
 #define MGCAP_IOC_SET_SNAPLEN	_IOW(MGCAP_IOC_MAGIC, 3, __u32)
 #define MGCAP_IOC_SET_WAKEUP	_IOW(MGCAP_IOC_MAGIC, 4, struct mgcap_wakeup)
+#define MGCAP_IOC_SET_TSTAMP	_IOW(MGCAP_IOC_MAGIC, 5, __u32)
 
 /* generic netlink */
 enum mgcap_cmd {

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Several queue rings read as one stream in time-stamp order (ties by queue).
+ *
+ * Each queue's records are in stamp order already, so the merge looks at one
+ * record per queue and hands out the oldest.  An empty queue could still
+ * produce an older record (its frames may be a NAPI round behind), so the
+ * oldest record waits while some empty queue last showed an older stamp;
+ * but only for @hold_ns: a queue empty that long counts as idle and holds
+ * nothing back until it produces again.
+ *
+ * Records handed out stay in their rings (zero copy) until
+ * mgcap_merge_release().
+ */
+#ifndef MGCAP_MERGE_H
+#define MGCAP_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mgcap_reader.h"
+
+struct mgcap_merge_queue {
+	struct mgcap_reader r;
+	const struct mgcap_rec *next;	/* looked at, not yet handed out */
+	uint64_t next_end;		/* ring index just past @next */
+	uint64_t done;			/* ring index just past the last handed out */
+	uint64_t last_ts;		/* stamp of the last record seen */
+	uint64_t empty_since;		/* monotonic ns when first seen empty (now_ns > 0) */
+	int idle;
+};
+
+struct mgcap_merge {
+	struct mgcap_merge_queue *q;
+	size_t n;
+	uint64_t hold_ns;
+};
+
+/*
+ * @queues[i].r must be attached (mgcap_reader_open/attach); the merge reads
+ * from where each reader stands.  @hold_ns 0: never hold back.
+ */
+void mgcap_merge_init(struct mgcap_merge *m, struct mgcap_merge_queue *queues, size_t n,
+		      uint64_t hold_ns);
+
+/*
+ * The next record in stamp order, or NULL.  With NULL, *@wait_ns says how
+ * long until a held-back record may go (0: nothing is held back, there is
+ * just nothing to read).  @now_ns is CLOCK_MONOTONIC.  *@queue gets the
+ * index of the queue the record came from.
+ */
+const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
+					 size_t *queue, uint64_t *wait_ns);
+
+/* Give back to the kernel every record handed out so far. */
+void mgcap_merge_release(struct mgcap_merge *m);
+
+#endif /* MGCAP_MERGE_H */

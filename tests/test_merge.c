@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Merging queue rings into one stream in stamp order. */
+#include <string.h>
+
+#include "mgcap_merge.h"
+#include "synthetic_ring.h"
+#include "unit.h"
+
+#define HOLD 10000000ULL	/* 10 ms */
+#define T0 1000000000ULL
+
+static struct synthetic_ring rings[3];
+static struct mgcap_merge_queue queues[3];
+static struct mgcap_merge merge;
+
+static void setup(size_t n)
+{
+	char err[128];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_FATAL(synthetic_ring_init(&rings[i], 1 << 16, (uint32_t)i) == 0);
+		CU_ASSERT_FATAL(mgcap_reader_attach(&queues[i].r, rings[i].map, rings[i].map_size,
+						    err, sizeof(err)) == 0);
+	}
+	mgcap_merge_init(&merge, queues, n, HOLD);
+}
+
+static void teardown(size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		synthetic_ring_free(&rings[i]);
+}
+
+static void put(size_t q, uint64_t ts)
+{
+	uint8_t frame[64];
+
+	memset(frame, (int)q, sizeof(frame));
+	CU_ASSERT_FATAL(synthetic_ring_put(&rings[q], frame, sizeof(frame), sizeof(frame),
+					   (uint16_t)q, 0, ts) == 0);
+}
+
+static uint64_t take(uint64_t now, size_t *q, uint64_t *wait)
+{
+	const struct mgcap_rec *rec = mgcap_merge_next(&merge, now, q, wait);
+
+	return rec ? rec->tstamp_ns : 0;
+}
+
+static void test_interleaves_by_stamp_then_queue(void)
+{
+	uint64_t ts, wait, last = 0;
+	size_t q, lastq = 0, n = 0;
+	int i;
+
+	setup(3);
+	for (i = 0; i < 100; i++) {
+		put(0, 1000 + (uint64_t)i * 30);
+		put(1, 1000 + (uint64_t)i * 20);	/* faster queue */
+		put(2, 1000 + (uint64_t)i * 30);	/* ties with queue 0 */
+	}
+	/* everything is there: nothing is held back until queues run dry */
+	while ((ts = take(T0, &q, &wait)) != 0) {
+		CU_ASSERT(ts > last || (ts == last && q > lastq));
+		last = ts;
+		lastq = q;
+		n++;
+	}
+	/* queue 1 ran dry at 2980 with 0 and 2 left from 3010: those wait */
+	CU_ASSERT(n < 300);
+	CU_ASSERT_EQUAL(wait, HOLD);
+	/* after the hold, queue 1 is idle and the rest flows */
+	while ((ts = take(T0 + HOLD, &q, &wait)) != 0)
+		n++;
+	CU_ASSERT_EQUAL(n, 300);
+	CU_ASSERT_EQUAL(wait, 0);
+	teardown(3);
+}
+
+static void test_empty_queue_holds_back_then_goes_idle(void)
+{
+	uint64_t wait;
+	size_t q;
+
+	setup(2);
+	put(0, 500);
+	/* queue 1 has never produced: it might still have something older */
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, HOLD);
+	CU_ASSERT_EQUAL(take(T0 + HOLD / 2, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, HOLD / 2);
+	/* it produces in time: its older record goes first */
+	put(1, 400);
+	CU_ASSERT_EQUAL(take(T0 + HOLD / 2, &q, &wait), 400);
+	CU_ASSERT_EQUAL(q, 1);
+	/* queue 1 empty again but it last showed 400 < 500: hold again */
+	CU_ASSERT_EQUAL(take(T0 + HOLD / 2, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, HOLD);
+	CU_ASSERT_EQUAL(take(T0 + HOLD / 2 + HOLD, &q, &wait), 500);
+	CU_ASSERT_EQUAL(q, 0);
+	/* idle queue 1 no longer holds anything back */
+	put(0, 600);
+	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 600);
+	/* and takes part again as soon as it produces */
+	put(0, 800);
+	put(1, 700);
+	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 700);
+	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 0);	/* 800 waits for 1 */
+	teardown(2);
+}
+
+static void test_no_hold_for_a_queue_already_past(void)
+{
+	uint64_t wait;
+	size_t q;
+
+	setup(2);
+	put(0, 100);
+	put(1, 900);
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 100);
+	/* queue 0 went empty at 100: it may still produce something before 900 */
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, HOLD);
+	put(0, 800);
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 800);
+	/* queue 0 is empty again, at 800 */
+	CU_ASSERT_EQUAL(take(T0 + HOLD, &q, &wait), 0);
+	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 900);
+	/* queue 1 is empty now, but it showed 900: queue 0's 850 need not wait */
+	put(0, 850);
+	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 850);
+	CU_ASSERT_EQUAL(q, 0);
+	teardown(2);
+}
+
+static void test_release_keeps_what_was_not_handed_out(void)
+{
+	uint64_t wait;
+	size_t q;
+
+	setup(2);
+	put(0, 1);
+	put(0, 2);
+	put(1, 3);
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 1);
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 2);
+	/* queue 1's record was looked at but not handed out */
+	mgcap_merge_release(&merge);
+	CU_ASSERT_EQUAL(rings[0].ctrl->consumer, rings[0].head);
+	CU_ASSERT_EQUAL(rings[1].ctrl->consumer, 0);
+	CU_ASSERT_EQUAL(take(T0 + HOLD, &q, &wait), 3);
+	mgcap_merge_release(&merge);
+	CU_ASSERT_EQUAL(rings[1].ctrl->consumer, rings[1].head);
+	teardown(2);
+}
+
+static void test_zero_hold_never_waits(void)
+{
+	uint64_t wait;
+	size_t q;
+
+	setup(2);
+	merge.hold_ns = 0;
+	put(0, 5);
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 5);
+	CU_ASSERT_EQUAL(wait, 0);
+	teardown(2);
+}
+
+void register_merge_tests(void)
+{
+	static const struct unit_test tests[] = {
+		{ "interleaves by stamp, then queue", test_interleaves_by_stamp_then_queue },
+		{ "empty queue holds back, then goes idle", test_empty_queue_holds_back_then_goes_idle },
+		{ "no hold for a queue already past", test_no_hold_for_a_queue_already_past },
+		{ "release keeps what was not handed out", test_release_keeps_what_was_not_handed_out },
+		{ "zero hold never waits", test_zero_hold_never_waits },
+	};
+
+	ADD_SUITE("merge", tests);
+}
