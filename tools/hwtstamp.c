@@ -10,16 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <net/if.h>
-#include <linux/ethtool.h>
-#include <linux/net_tstamp.h>
-#include <linux/sockios.h>
 
 #include "hwtstamp.h"
+#include "mgcap_hwtstamp.h"
 #include "parse.h"
 
 static const char *const rx_filter_names[] = {
@@ -47,24 +42,6 @@ const char *mgcap_rx_filter_name(int filter)
 	    rx_filter_names[filter])
 		return rx_filter_names[filter];
 	return "unknown";
-}
-
-static int dev_ioctl(const char *dev, unsigned long req, void *data)
-{
-	struct ifreq ifr;
-	int fd, ret, saved;
-
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
-	ifr.ifr_data = data;
-	ret = ioctl(fd, req, &ifr);
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return ret;
 }
 
 static const char *why(int err)
@@ -114,18 +91,17 @@ static int save_state(const char *dev, const struct hwtstamp_config *cfg)
 
 static int show(const char *dev)
 {
-	struct ethtool_ts_info info = { .cmd = ETHTOOL_GET_TS_INFO };
+	struct ethtool_ts_info info;
 	struct hwtstamp_config cfg;
 	int f, first = 1;
 
-	if (dev_ioctl(dev, SIOCETHTOOL, &info) < 0) {
+	if (mgcap_hwts_info(dev, &info) < 0) {
 		fprintf(stderr, "mgcap: %s: cannot read time stamping capabilities: %s\n",
 			dev, why(errno));
 		return 1;
 	}
 	printf("%s:\n  hardware receive stamps: %s\n  PTP clock: ", dev,
-	       (info.so_timestamping & SOF_TIMESTAMPING_RX_HARDWARE) &&
-	       (info.so_timestamping & SOF_TIMESTAMPING_RAW_HARDWARE) ? "supported" : "not supported");
+	       mgcap_hwts_rx_capable(&info) ? "supported" : "not supported");
 	if (info.phc_index >= 0)
 		printf("/dev/ptp%d\n", info.phc_index);
 	else
@@ -138,8 +114,7 @@ static int show(const char *dev)
 		}
 	}
 	printf("%s\n", first ? " none" : "");
-	memset(&cfg, 0, sizeof(cfg));
-	if (dev_ioctl(dev, SIOCGHWTSTAMP, &cfg) < 0)
+	if (mgcap_hwts_get(dev, &cfg) < 0)
 		printf("  current receive filter: unknown (%s)\n", why(errno));
 	else
 		printf("  current receive filter: %s\n", mgcap_rx_filter_name(cfg.rx_filter));
@@ -150,8 +125,7 @@ static int set_filter(const char *dev, int rx_filter)
 {
 	struct hwtstamp_config old, cfg;
 
-	memset(&old, 0, sizeof(old));
-	if (dev_ioctl(dev, SIOCGHWTSTAMP, &old) < 0) {
+	if (mgcap_hwts_get(dev, &old) < 0) {
 		if (errno == ENODEV) {
 			fprintf(stderr, "mgcap: %s: no such device\n", dev);
 			return 1;
@@ -161,7 +135,7 @@ static int set_filter(const char *dev, int rx_filter)
 	}
 	cfg = old;
 	cfg.rx_filter = rx_filter;
-	if (dev_ioctl(dev, SIOCSHWTSTAMP, &cfg) < 0) {
+	if (mgcap_hwts_set(dev, &cfg) < 0) {
 		fprintf(stderr, "mgcap: %s: cannot set receive time stamping: %s\n", dev, why(errno));
 		return 1;
 	}
@@ -199,7 +173,7 @@ static int restore(const char *dev)
 		fprintf(stderr, "mgcap: %s: saved setting %s is corrupt\n", dev, path);
 		return 1;
 	}
-	if (dev_ioctl(dev, SIOCSHWTSTAMP, &cfg) < 0) {
+	if (mgcap_hwts_set(dev, &cfg) < 0) {
 		fprintf(stderr, "mgcap: %s: cannot restore time stamping: %s\n", dev, why(errno));
 		return 1;
 	}

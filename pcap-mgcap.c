@@ -1,0 +1,566 @@
+/*
+ * Copyright (c) the mgcap developers.  BSD-2-Clause, as libpcap.
+ *
+ * mgcap capture module: "mgcap:DEV" reads every receive queue of DEV as one
+ * stream in time-stamp order; "mgcap:DEV@N" or "mgcap:DEV@1-3,5" a subset.
+ * Packets are handed to the callback straight from the mapped rings; a
+ * batch's ring space goes back to the kernel at the next read, so
+ * pcap_next_ex() pointers stay valid until then.
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/if_packet.h>
+
+#include "pcap-int.h"
+#include "pcap-mgcap.h"
+#include "mgcap_hwtstamp.h"
+#include "mgcap_merge.h"
+#include "mgcap_source.h"
+
+/* How long an empty queue may hold the merged stream back (capped by the timeout). */
+#define MGCAP_MERGE_HOLD_NS	10000000ULL
+/* Records handed out by one read at most. */
+#define MGCAP_BATCH_MAX		4096
+
+struct pcap_mgcap {
+	struct mgcap_source src;
+	struct mgcap_merge merge;
+	struct mgcap_merge_queue *queues;
+	struct mgcap_queue_stats *stats_base;
+	uint64_t ifdrop_base;
+	int event_fd;		/* pcap_breakloop() wakes a blocked read through it */
+	int promisc_fd;		/* holds PACKET_MR_PROMISC; the kernel undoes it on close */
+	int nonblock;
+	int nano;		/* nanosecond precision */
+	int hwts_restore;	/* put hwts_saved back at close */
+	struct hwtstamp_config hwts_saved;
+};
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int all_detached(const struct pcap_mgcap *pm)
+{
+	size_t i;
+
+	for (i = 0; i < pm->merge.n; i++)
+		if (!mgcap_reader_detached(&pm->queues[i].r))
+			return 0;
+	return 1;
+}
+
+/* Hands one record to the callback, filtered; 1 if it was delivered. */
+static int deliver(pcap_t *p, const struct mgcap_rec *rec, pcap_handler cb, u_char *user)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct pcap_pkthdr h;
+	uint64_t ns = rec->tstamp_ns;
+
+	h.caplen = rec->caplen < (uint32_t)p->snapshot ? rec->caplen : (uint32_t)p->snapshot;
+	h.len = rec->wirelen;
+	h.ts.tv_sec = (time_t)(ns / 1000000000ULL);
+	h.ts.tv_usec = (suseconds_t)(pm->nano ? ns % 1000000000ULL : ns % 1000000000ULL / 1000);
+	if (p->fcode.bf_insns && !pcap_filter(p->fcode.bf_insns, rec->data, h.len, h.caplen))
+		return 0;
+	cb(user, &h, rec->data);
+	return 1;
+}
+
+static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
+{
+	struct pcap_mgcap *pm = p->priv;
+	/* a batch is bounded: its ring space goes back only at the next call */
+	int max = cnt > 0 && cnt < MGCAP_BATCH_MAX ? cnt : MGCAP_BATCH_MAX;
+	uint64_t deadline = 0;
+	int n = 0;
+
+	/* the previous batch is done with: give its space back */
+	mgcap_merge_release(&pm->merge);
+	if (p->opt.timeout > 0)
+		deadline = monotonic_ns() + (uint64_t)p->opt.timeout * 1000000ULL;
+
+	for (;;) {
+		const struct mgcap_rec *rec;
+		struct epoll_event ev[4];
+		uint64_t now = monotonic_ns(), wait_ns = 0;
+		int timeout_ms, i, ready;
+		size_t q;
+
+		if (p->break_loop) {
+			p->break_loop = 0;
+			return n ? n : PCAP_ERROR_BREAK;
+		}
+		while (n < max &&
+		       (rec = mgcap_merge_next(&pm->merge, now, &q, &wait_ns)) != NULL) {
+			n += deliver(p, rec, cb, user);
+			if (p->break_loop)
+				break;
+		}
+		if (n)
+			return n;
+		if (p->break_loop)
+			continue;
+		if (all_detached(pm) && !wait_ns) {
+			snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+				 "mgcap: the capture of %s was stopped", pm->src.ifname);
+			return PCAP_ERROR;
+		}
+		if (pm->nonblock)
+			return 0;
+
+		/* sleep until a ring has data, a held record may go, or time is up */
+		timeout_ms = -1;
+		if (deadline) {
+			if (now >= deadline)
+				return 0;
+			timeout_ms = (int)((deadline - now + 999999) / 1000000);
+		}
+		if (wait_ns) {
+			int hold_ms = (int)((wait_ns + 999999) / 1000000);
+
+			if (timeout_ms < 0 || hold_ms < timeout_ms)
+				timeout_ms = hold_ms;
+		}
+		ready = epoll_wait(p->fd, ev, 4, timeout_ms);
+		if (ready < 0 && errno != EINTR) {
+			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: epoll_wait");
+			return PCAP_ERROR;
+		}
+		for (i = 0; i < ready; i++) {
+			if (ev[i].data.fd == pm->event_fd) {
+				uint64_t v;
+
+				if (read(pm->event_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+					return PCAP_ERROR;
+			}
+		}
+	}
+}
+
+static int pcap_mgcap_inject(pcap_t *p, const void *buf _U_, int size _U_)
+{
+	snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+		 "mgcap: packet injection is not supported; send on the device itself");
+	return PCAP_ERROR;
+}
+
+static int pcap_mgcap_setdirection(pcap_t *p, pcap_direction_t d)
+{
+	/* mgcap sees received packets only */
+	if (d == PCAP_D_OUT) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+			 "mgcap: captures received packets only; direction \"out\" is not supported");
+		return PCAP_ERROR;
+	}
+	p->direction = d;
+	return 0;
+}
+
+static int pcap_mgcap_getnonblock(pcap_t *p)
+{
+	return ((struct pcap_mgcap *)p->priv)->nonblock;
+}
+
+static int pcap_mgcap_setnonblock(pcap_t *p, int nonblock)
+{
+	((struct pcap_mgcap *)p->priv)->nonblock = nonblock;
+	return 0;
+}
+
+static uint64_t nic_drops(const char *ifname)
+{
+	static const char *const names[] = { "rx_dropped", "rx_missed_errors" };
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		char path[128];
+		unsigned long long v;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", ifname, names[i]);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &v) == 1)
+			sum += v;
+		fclose(f);
+	}
+	return sum;
+}
+
+static int queue_stats(pcap_t *p, size_t i, struct mgcap_queue_stats *st)
+{
+	struct pcap_mgcap *pm = p->priv;
+
+	if (ioctl(pm->queues[i].r.fd, MGCAP_IOC_STATS, st) < 0) {
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: MGCAP_IOC_STATS");
+		return -1;
+	}
+	return 0;
+}
+
+static int pcap_mgcap_stats(pcap_t *p, struct pcap_stat *ps)
+{
+	struct pcap_mgcap *pm = p->priv;
+	uint64_t captured = 0, dropped = 0;
+	size_t i;
+
+	for (i = 0; i < pm->merge.n; i++) {
+		struct mgcap_queue_stats st;
+
+		if (queue_stats(p, i, &st))
+			return PCAP_ERROR;
+		captured += st.captured - pm->stats_base[i].captured;
+		dropped += st.dropped - pm->stats_base[i].dropped;
+	}
+	/* as on Linux: received counts what the ring dropped too */
+	ps->ps_recv = (u_int)(captured + dropped);
+	ps->ps_drop = (u_int)dropped;
+	ps->ps_ifdrop = (u_int)(nic_drops(pm->src.ifname) - pm->ifdrop_base);
+	return 0;
+}
+
+static void pcap_mgcap_breakloop(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	uint64_t one = 1;
+
+	pcap_breakloop_common(p);
+	if (pm->event_fd >= 0 && write(pm->event_fd, &one, sizeof(one)) < 0) {
+		/* the counter cannot overflow in practice; the flag is set anyway */
+	}
+}
+
+static void pcap_mgcap_cleanup(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	size_t i;
+
+	for (i = 0; pm->queues && i < pm->merge.n; i++)
+		mgcap_reader_close(&pm->queues[i].r);
+	free(pm->queues);
+	free(pm->stats_base);
+	pm->queues = NULL;
+	pm->stats_base = NULL;
+	pm->merge.n = 0;
+	if (pm->event_fd >= 0)
+		close(pm->event_fd);
+	pm->event_fd = -1;
+	if (pm->promisc_fd >= 0)
+		close(pm->promisc_fd);
+	pm->promisc_fd = -1;
+	if (pm->hwts_restore)
+		mgcap_hwts_set(pm->src.ifname, &pm->hwts_saved);
+	pm->hwts_restore = 0;
+	pcap_cleanup_live_common(p);
+}
+
+/* Opens the queues the source names; PCAP_ERROR_* with errbuf on failure. */
+static int open_queues(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct mgcap_queue_node *nodes;
+	char err[160];
+	int count, i, have = 0, status = 0;
+	size_t n = 0;
+
+	count = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), &nodes);
+	if (count < 0) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: the mgcap kernel module is not loaded",
+			 p->opt.device);
+		return PCAP_ERROR;
+	}
+	for (i = 0; i < count; i++)
+		if (!strcmp(nodes[i].ifname, pm->src.ifname))
+			have++;
+	if (!have) {
+		if (if_nametoindex(pm->src.ifname) == 0)
+			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: no such device", p->opt.device);
+		else
+			snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+				 "%s: %s is not captured by mgcap (mgcap start %s)",
+				 p->opt.device, pm->src.ifname, pm->src.ifname);
+		free(nodes);
+		return PCAP_ERROR_NO_SUCH_DEVICE;
+	}
+	pm->queues = calloc((size_t)have, sizeof(*pm->queues));
+	pm->stats_base = calloc((size_t)have, sizeof(*pm->stats_base));
+	if (!pm->queues || !pm->stats_base) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "mgcap: out of memory");
+		free(nodes);
+		return PCAP_ERROR;
+	}
+	for (i = 0; i < count && !status; i++) {
+		struct mgcap_merge_queue *q = &pm->queues[n];
+
+		if (strcmp(nodes[i].ifname, pm->src.ifname) ||
+		    !mgcap_source_has_queue(&pm->src, nodes[i].queue))
+			continue;
+		if (mgcap_reader_open(&q->r, nodes[i].devnode, err, sizeof(err)) < 0) {
+			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: %s", p->opt.device, err);
+			status = errno == EACCES || errno == EPERM ? PCAP_ERROR_PERM_DENIED : PCAP_ERROR;
+			break;
+		}
+		pm->merge.n = ++n;	/* so that cleanup closes it */
+	}
+	free(nodes);
+	if (!status && n == 0) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: %s has no such queue (it has %d)",
+			 p->opt.device, pm->src.ifname, have);
+		status = PCAP_ERROR_NO_SUCH_DEVICE;
+	}
+	return status;
+}
+
+/*
+ * Adapter stamps: the NIC must stamp every received frame (rx_filter ALL);
+ * the setting found is put back at close.  Returns 0, a warning, or an error.
+ */
+static int setup_adapter_stamps(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct ethtool_ts_info info;
+	struct hwtstamp_config cfg;
+
+	if (mgcap_hwts_info(pm->src.ifname, &info) < 0 || !mgcap_hwts_rx_capable(&info))
+		return PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
+	if (mgcap_hwts_get(pm->src.ifname, &pm->hwts_saved) == 0 &&
+	    pm->hwts_saved.rx_filter == HWTSTAMP_FILTER_ALL)
+		return 0;
+	cfg = pm->hwts_saved;
+	cfg.rx_filter = HWTSTAMP_FILTER_ALL;
+	if (mgcap_hwts_set(pm->src.ifname, &cfg) < 0) {
+		if (errno == EPERM || errno == EACCES) {
+			snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+				 "%s: not permitted to enable hardware time stamping", p->opt.device);
+			return PCAP_ERROR_PERM_DENIED;
+		}
+		return PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
+	}
+	pm->hwts_restore = 1;
+	return cfg.rx_filter == HWTSTAMP_FILTER_ALL ? 0 : PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
+}
+
+static int set_promisc(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct packet_mreq mr;
+
+	/* protocol 0: this socket receives nothing, it only holds the membership */
+	pm->promisc_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	memset(&mr, 0, sizeof(mr));
+	mr.mr_ifindex = (int)if_nametoindex(pm->src.ifname);
+	mr.mr_type = PACKET_MR_PROMISC;
+	if (pm->promisc_fd < 0 ||
+	    setsockopt(pm->promisc_fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0) {
+		int err = errno;
+
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, err,
+					  "%s: cannot set promiscuous mode", p->opt.device);
+		return err == EPERM || err == EACCES ? PCAP_ERROR_PERM_DENIED : PCAP_ERROR;
+	}
+	return 0;
+}
+
+static int add_to_epoll(pcap_t *p, int fd)
+{
+	struct epoll_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.fd = fd;
+	if (epoll_ctl(p->fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: epoll_ctl");
+		return PCAP_ERROR;
+	}
+	return 0;
+}
+
+static int activate(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	uint64_t hold = MGCAP_MERGE_HOLD_NS;
+	uint32_t tstamp_source = MGCAP_TSTAMP_SW;
+	int status, warning = 0;
+	size_t i;
+
+	if (p->snapshot <= 0 || p->snapshot > MAXIMUM_SNAPLEN)
+		p->snapshot = MAXIMUM_SNAPLEN;
+	pm->nano = p->opt.tstamp_precision == PCAP_TSTAMP_PRECISION_NANO;
+
+	status = open_queues(p);
+	if (status)
+		return status;
+
+	if (p->opt.tstamp_type == PCAP_TSTAMP_ADAPTER_UNSYNCED) {
+		warning = setup_adapter_stamps(p);
+		if (warning < 0)
+			return warning;
+		if (warning == 0)
+			tstamp_source = MGCAP_TSTAMP_HW_OR_SW;
+	}
+	if (p->opt.promisc) {
+		status = set_promisc(p);
+		if (status)
+			return status;
+	}
+
+	p->bufsize = 0;
+	for (i = 0; i < pm->merge.n; i++) {
+		struct mgcap_reader *r = &pm->queues[i].r;
+		uint32_t snaplen = (uint32_t)p->snapshot < r->info.snaplen ?
+				   (uint32_t)p->snapshot : r->info.snaplen;
+		struct mgcap_wakeup immediate = { .bytes = 1, .usecs = 0 };
+
+		if (ioctl(r->fd, MGCAP_IOC_SET_SNAPLEN, &snaplen) < 0 ||
+		    ioctl(r->fd, MGCAP_IOC_SET_TSTAMP, &tstamp_source) < 0 ||
+		    (p->opt.immediate && ioctl(r->fd, MGCAP_IOC_SET_WAKEUP, &immediate) < 0) ||
+		    queue_stats(p, i, &pm->stats_base[i]) < 0) {
+			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
+						  "%s: cannot set up queue %u", p->opt.device,
+						  r->info.queue);
+			return PCAP_ERROR;
+		}
+		p->bufsize += (int)r->info.data_size;
+	}
+	pm->ifdrop_base = nic_drops(pm->src.ifname);
+
+	if (p->opt.timeout > 0 && (uint64_t)p->opt.timeout * 1000000ULL < hold)
+		hold = (uint64_t)p->opt.timeout * 1000000ULL;
+	mgcap_merge_init(&pm->merge, pm->queues, pm->merge.n, hold);
+
+	p->fd = epoll_create1(EPOLL_CLOEXEC);
+	pm->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (p->fd < 0 || pm->event_fd < 0) {
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: epoll/eventfd");
+		return PCAP_ERROR;
+	}
+	for (i = 0; i < pm->merge.n; i++)
+		if (add_to_epoll(p, pm->queues[i].r.fd))
+			return PCAP_ERROR;
+	if (add_to_epoll(p, pm->event_fd))
+		return PCAP_ERROR;
+
+	p->selectable_fd = p->fd;
+	p->linktype = DLT_EN10MB;
+	p->read_op = pcap_mgcap_read;
+	p->inject_op = pcap_mgcap_inject;
+	p->setfilter_op = install_bpf_program;
+	p->setdirection_op = pcap_mgcap_setdirection;
+	p->set_datalink_op = NULL;
+	p->getnonblock_op = pcap_mgcap_getnonblock;
+	p->setnonblock_op = pcap_mgcap_setnonblock;
+	p->stats_op = pcap_mgcap_stats;
+	p->breakloop_op = pcap_mgcap_breakloop;
+	p->cleanup_op = pcap_mgcap_cleanup;
+	return warning;
+}
+
+static int pcap_mgcap_activate(pcap_t *p)
+{
+	int status = activate(p);
+
+	/* pcap_activate() does not clean up after a failed activate op */
+	if (status < 0)
+		pcap_mgcap_cleanup(p);
+	return status;
+}
+
+pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours)
+{
+	struct pcap_mgcap *pm;
+	pcap_t *p;
+
+	*is_ours = mgcap_source_is_ours(device);
+	if (!*is_ours)
+		return NULL;
+	p = PCAP_CREATE_COMMON(ebuf, struct pcap_mgcap);
+	if (!p)
+		return NULL;
+	pm = p->priv;
+	pm->event_fd = -1;
+	pm->promisc_fd = -1;
+	if (mgcap_source_parse(device, &pm->src, ebuf, PCAP_ERRBUF_SIZE) < 0)
+		goto fail;
+
+	p->tstamp_type_list = malloc(2 * sizeof(u_int));
+	p->tstamp_precision_list = malloc(2 * sizeof(u_int));
+	if (!p->tstamp_type_list || !p->tstamp_precision_list) {
+		pcap_fmt_errmsg_for_errno(ebuf, PCAP_ERRBUF_SIZE, errno, "malloc");
+		goto fail;
+	}
+	/* no ADAPTER: mgcap does not convert the NIC clock to system time */
+	p->tstamp_type_list[0] = PCAP_TSTAMP_HOST;
+	p->tstamp_type_list[1] = PCAP_TSTAMP_ADAPTER_UNSYNCED;
+	p->tstamp_type_count = 2;
+	p->tstamp_precision_list[0] = PCAP_TSTAMP_PRECISION_MICRO;
+	p->tstamp_precision_list[1] = PCAP_TSTAMP_PRECISION_NANO;
+	p->tstamp_precision_count = 2;
+	p->activate_op = pcap_mgcap_activate;
+	return p;
+
+fail:
+	pcap_close(p);
+	return NULL;
+}
+
+int pcap_mgcap_findalldevs(pcap_if_list_t *devlistp, char *errbuf)
+{
+	struct mgcap_queue_node *nodes;
+	int count, i, j;
+
+	count = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), &nodes);
+	if (count <= 0)
+		return 0;	/* no module, or nothing captured: nothing to add */
+	for (i = 0; i < count; i = j) {
+		char name[IF_NAMESIZE + 8], desc[128];
+		bpf_u_int32 flags = 0;
+		struct ifreq ifr;
+		int fd;
+
+		for (j = i; j < count && !strcmp(nodes[j].ifname, nodes[i].ifname); j++)
+			;
+		snprintf(name, sizeof(name), MGCAP_SOURCE_PREFIX "%s", nodes[i].ifname);
+		snprintf(desc, sizeof(desc), "mgcap capture of %s: %d receive queue%s, %s mode",
+			 nodes[i].ifname, j - i, j - i == 1 ? "" : "s", nodes[i].mode);
+		memset(&ifr, 0, sizeof(ifr));
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", nodes[i].ifname);
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+			if (ifr.ifr_flags & IFF_UP)
+				flags |= PCAP_IF_UP;
+			if (ifr.ifr_flags & IFF_RUNNING)
+				flags |= PCAP_IF_RUNNING | PCAP_IF_CONNECTION_STATUS_CONNECTED;
+			else
+				flags |= PCAP_IF_CONNECTION_STATUS_DISCONNECTED;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (add_dev(devlistp, name, flags, desc, errbuf) == NULL) {
+			free(nodes);
+			return PCAP_ERROR;
+		}
+	}
+	free(nodes);
+	return 0;
+}

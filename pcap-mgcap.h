@@ -1,0 +1,11 @@
+/*
+ * mgcap capture module for libpcap: per-receive-queue rings with hardware
+ * time stamps (see README.mgcap).
+ */
+#ifndef PCAP_MGCAP_H
+#define PCAP_MGCAP_H
+
+pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours);
+int pcap_mgcap_findalldevs(pcap_if_list_t *devlistp, char *errbuf);
+
+#endif /* PCAP_MGCAP_H */
