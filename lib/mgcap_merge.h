@@ -3,11 +3,11 @@
  * Several queue rings read as one stream in time-stamp order (ties by queue).
  *
  * Each queue's records are in stamp order already, so the merge looks at one
- * record per queue and hands out the oldest.  An empty queue could still
- * produce an older record (its frames may be a NAPI round behind), so the
- * oldest record waits while some empty queue last showed an older stamp;
- * but only for @hold_ns: a queue empty that long counts as idle and holds
- * nothing back until it produces again.
+ * record per queue and hands out the oldest.  A queue that is empty may
+ * still produce an older record (its frames may be a NAPI round behind), so
+ * the oldest record waits while some empty queue last showed an older
+ * stamp; but a record waits at most @hold_ns from when it was first seen,
+ * so an idle queue never holds the stream back longer than that.
  *
  * Records handed out stay in their rings (zero copy) until
  * mgcap_merge_release().
@@ -24,10 +24,11 @@ struct mgcap_merge_queue {
 	struct mgcap_reader r;
 	const struct mgcap_rec *next;	/* looked at, not yet handed out */
 	uint64_t next_end;		/* ring index just past @next */
+	uint64_t next_seen;		/* monotonic ns when @next was first visible */
 	uint64_t done;			/* ring index just past the last handed out */
-	uint64_t last_ts;		/* stamp of the last record seen */
-	uint64_t empty_since;		/* monotonic ns when first seen empty (now_ns > 0) */
-	int idle;
+	uint64_t last_ts;		/* stamp of the last record handed out */
+	uint64_t head_seen;		/* producer index at the last look ... */
+	uint64_t head_seen_at;		/* ... and when it was taken */
 };
 
 struct mgcap_merge {

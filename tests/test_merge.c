@@ -62,17 +62,19 @@ static void test_interleaves_by_stamp_then_queue(void)
 		put(1, 1000 + (uint64_t)i * 20);	/* faster queue */
 		put(2, 1000 + (uint64_t)i * 30);	/* ties with queue 0 */
 	}
-	/* everything is there: nothing is held back until queues run dry */
 	while ((ts = take(T0, &q, &wait)) != 0) {
 		CU_ASSERT(ts > last || (ts == last && q > lastq));
 		last = ts;
 		lastq = q;
 		n++;
 	}
-	/* queue 1 ran dry at 2980 with 0 and 2 left from 3010: those wait */
+	/* queue 1 ran dry at 2980, queues 0 and 2 go on from 3010: they wait */
 	CU_ASSERT(n < 300);
+	CU_ASSERT_EQUAL(last, 2980);
 	CU_ASSERT_EQUAL(wait, HOLD);
-	/* after the hold, queue 1 is idle and the rest flows */
+	/* for the hold at most, counted from when they were first seen */
+	CU_ASSERT_EQUAL(take(T0 + HOLD - 1, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, 1);
 	while ((ts = take(T0 + HOLD, &q, &wait)) != 0)
 		n++;
 	CU_ASSERT_EQUAL(n, 300);
@@ -80,7 +82,7 @@ static void test_interleaves_by_stamp_then_queue(void)
 	teardown(3);
 }
 
-static void test_empty_queue_holds_back_then_goes_idle(void)
+static void test_empty_queue_holds_back_a_while(void)
 {
 	uint64_t wait;
 	size_t q;
@@ -96,19 +98,23 @@ static void test_empty_queue_holds_back_then_goes_idle(void)
 	put(1, 400);
 	CU_ASSERT_EQUAL(take(T0 + HOLD / 2, &q, &wait), 400);
 	CU_ASSERT_EQUAL(q, 1);
-	/* queue 1 empty again but it last showed 400 < 500: hold again */
+	/* 500 still waits for queue 1, until 500 has waited the hold */
 	CU_ASSERT_EQUAL(take(T0 + HOLD / 2, &q, &wait), 0);
-	CU_ASSERT_EQUAL(wait, HOLD);
-	CU_ASSERT_EQUAL(take(T0 + HOLD / 2 + HOLD, &q, &wait), 500);
+	CU_ASSERT_EQUAL(wait, HOLD / 2);
+	CU_ASSERT_EQUAL(take(T0 + HOLD, &q, &wait), 500);
 	CU_ASSERT_EQUAL(q, 0);
-	/* idle queue 1 no longer holds anything back */
+	/* a new record waits its own hold: an idle queue costs one per batch */
 	put(0, 600);
-	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 600);
-	/* and takes part again as soon as it produces */
+	put(0, 601);
+	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, HOLD);
+	CU_ASSERT_EQUAL(take(T0 + 3 * HOLD, &q, &wait), 600);
+	CU_ASSERT_EQUAL(take(T0 + 3 * HOLD, &q, &wait), 601);	/* same batch: no new wait */
+	/* the queue that comes back takes part at once */
 	put(0, 800);
 	put(1, 700);
-	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 700);
-	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 0);	/* 800 waits for 1 */
+	CU_ASSERT_EQUAL(take(T0 + 3 * HOLD, &q, &wait), 700);
+	CU_ASSERT_EQUAL(take(T0 + 3 * HOLD, &q, &wait), 0);	/* 800 waits for queue 1 */
 	teardown(2);
 }
 
@@ -126,12 +132,10 @@ static void test_no_hold_for_a_queue_already_past(void)
 	CU_ASSERT_EQUAL(wait, HOLD);
 	put(0, 800);
 	CU_ASSERT_EQUAL(take(T0, &q, &wait), 800);
-	/* queue 0 is empty again, at 800 */
-	CU_ASSERT_EQUAL(take(T0 + HOLD, &q, &wait), 0);
-	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 900);
+	CU_ASSERT_EQUAL(take(T0 + HOLD, &q, &wait), 900);
 	/* queue 1 is empty now, but it showed 900: queue 0's 850 need not wait */
 	put(0, 850);
-	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 850);
+	CU_ASSERT_EQUAL(take(T0 + HOLD, &q, &wait), 850);
 	CU_ASSERT_EQUAL(q, 0);
 	teardown(2);
 }
@@ -175,7 +179,7 @@ void register_merge_tests(void)
 {
 	static const struct unit_test tests[] = {
 		{ "interleaves by stamp, then queue", test_interleaves_by_stamp_then_queue },
-		{ "empty queue holds back, then goes idle", test_empty_queue_holds_back_then_goes_idle },
+		{ "empty queue holds back a while", test_empty_queue_holds_back_a_while },
 		{ "no hold for a queue already past", test_no_hold_for_a_queue_already_past },
 		{ "release keeps what was not handed out", test_release_keeps_what_was_not_handed_out },
 		{ "zero hold never waits", test_zero_hold_never_waits },

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mgcap-pcapcheck FILE --queues Q --count K [--sw-after NS] [--snaplen S] [--vlan TCI]
+ *                 [--only-queue N] [--unmerged]
+ *
+ * Reads a capture file (pcap or pcapng, through libpcap) written by a stock
+ * tool capturing the mgtestnic generators through mgcap, and checks it
+ * holds exactly the generated frames: K per queue, each queue's sequence
+ * unbroken, every byte, the exact hardware stamp (or, with --sw-after, a
+ * host stamp taken after NS), and the whole file in stamp order (ties by queue) unless
+ * --unmerged.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <pcap/pcap.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgtestnic/mgtestnic_frame.h"
+
+#define MAX_QUEUES 64
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pcapcheck: FAIL: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "queues", required_argument, NULL, 'q' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "sw-after", required_argument, NULL, 's' },
+		{ "snaplen", required_argument, NULL, 'l' },
+		{ "vlan", required_argument, NULL, 'v' },
+		{ "only-queue", required_argument, NULL, 'o' },
+		{ "unmerged", no_argument, NULL, 'u' },
+		{ "frame-len", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int queues = 0, snaplen = 262144, vlan = 0, frame_len = 128, q;
+	int unmerged = 0, only = -1, c;
+	uint64_t sw = 0;	/* host stamps: none before this (ns since the epoch) */
+	uint64_t count = 0, seen[MAX_QUEUES] = { 0 }, next_seq[MAX_QUEUES] = { 0 }, total = 0;
+	uint64_t last_ts = 0;
+	unsigned int last_q = 0;
+	char err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	pcap_t *p;
+
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'q': queues = strtoul(optarg, NULL, 0); break;
+		case 'c': count = strtoull(optarg, NULL, 0); break;
+		case 's': sw = strtoull(optarg, NULL, 0); break;
+		case 'l': snaplen = strtoul(optarg, NULL, 0); break;
+		case 'v': vlan = strtoul(optarg, NULL, 0); break;
+		case 'o': only = atoi(optarg); break;
+		case 'u': unmerged = 1; break;
+		case 'f': frame_len = strtoul(optarg, NULL, 0); break;
+		default: goto usage;
+		}
+	}
+	if (optind != argc - 1 || !queues || queues > MAX_QUEUES || !count)
+		goto usage;
+	p = pcap_open_offline_with_tstamp_precision(argv[optind], PCAP_TSTAMP_PRECISION_NANO, err);
+	if (!p)
+		fail("%s", err);
+	if (pcap_datalink(p) != DLT_EN10MB)
+		fail("link type %d, expected Ethernet", pcap_datalink(p));
+
+	while ((c = pcap_next_ex(p, &h, &data)) == 1) {
+		uint8_t frame[MGT_FRAME_MAX], wire[MGT_FRAME_MAX + 4];
+		unsigned int off = vlan ? 4 : 0, i, wirelen = frame_len + off, caplen;
+		uint64_t seq = 0, ts = (uint64_t)h->ts.tv_sec * 1000000000ULL + (uint64_t)h->ts.tv_usec;
+
+		if (h->caplen < 12 + off + MGT_HDR_LEN + 10 - 12)
+			fail("frame %" PRIu64 ": only %u bytes captured", total, h->caplen);
+		q = data[11];
+		if (q >= queues || (only >= 0 && q != (unsigned int)only))
+			fail("frame %" PRIu64 ": from queue %u", total, q);
+		if (h->caplen >= MGT_HDR_LEN + off + 8) {
+			for (i = 0; i < 8; i++)
+				seq = seq << 8 | data[MGT_HDR_LEN + off + i];
+		} else {
+			seq = next_seq[q];	/* snaplen below the payload: trust the order */
+		}
+		if (seen[q] && seq != next_seq[q])
+			fail("queue %u: seq %" PRIu64 " after %" PRIu64, q, seq, next_seq[q] - 1);
+		next_seq[q] = seq + 1;
+		seen[q]++;
+
+		mgt_build_frame(frame, frame_len, 0, q, seq, 1);
+		if (vlan) {
+			memcpy(wire, frame, 12);
+			wire[12] = 0x81;
+			wire[13] = 0;
+			wire[14] = vlan >> 8;
+			wire[15] = vlan & 0xff;
+			memcpy(wire + 16, frame + 12, frame_len - 12);
+		} else {
+			memcpy(wire, frame, frame_len);
+		}
+		caplen = wirelen < snaplen ? wirelen : snaplen;
+		if (h->len != wirelen || h->caplen != caplen)
+			fail("queue %u seq %" PRIu64 ": len %u caplen %u, expected %u %u", q, seq,
+			     h->len, h->caplen, wirelen, caplen);
+		if (memcmp(data, wire, caplen))
+			fail("queue %u seq %" PRIu64 ": frame bytes differ", q, seq);
+		if (!sw && ts != mgt_hwtstamp(q, seq))
+			fail("queue %u seq %" PRIu64 ": stamp %" PRIu64 ", expected %" PRIu64, q, seq,
+			     ts, mgt_hwtstamp(q, seq));
+		if (sw && ts < sw)
+			fail("queue %u seq %" PRIu64 ": stamp %" PRIu64 " is not a host stamp of this run",
+			     q, seq, ts);
+		if (!unmerged && total && (ts < last_ts || (ts == last_ts && q < last_q)))
+			fail("queue %u seq %" PRIu64 ": stamp %" PRIu64 " before the previous %" PRIu64
+			     " (queue %u)", q, seq, ts, last_ts, last_q);
+		last_ts = ts;
+		last_q = q;
+		total++;
+	}
+	if (c == -1)
+		fail("%s", pcap_geterr(p));
+	for (q = 0; q < queues; q++) {
+		uint64_t want = only < 0 || q == (unsigned int)only ? count : 0;
+
+		if (seen[q] != want)
+			fail("queue %u: %" PRIu64 " frames, expected %" PRIu64, q, seen[q], want);
+	}
+	printf("pcapcheck: OK (%" PRIu64 " frames%s)\n", total, unmerged ? "" : ", in stamp order");
+	pcap_close(p);
+	return 0;
+usage:
+	fprintf(stderr, "usage: mgcap-pcapcheck FILE --queues Q --count K [--sw-after NS] [--snaplen S]\n"
+		"       [--vlan TCI] [--only-queue N] [--unmerged] [--frame-len L]\n");
+	return 2;
+}

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mgcap-pcaptest DEV OTHER: the libpcap API over mgcap, call by call, as
+ * libpcap documents it.  DEV: an mgtestnic with 2 queues captured with a
+ * 64 KiB ring; OTHER: an mgtestnic that is not captured.  Run through
+ * mgcap-run.
+ */
+#include <errno.h>
+#include <pcap/pcap.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int passes, failures;
+static const char *dev;
+
+static void check(int ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		passes++;
+		printf("ok - %s\n", name);
+		return;
+	}
+	failures++;
+	printf("FAIL - %s: ", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void generate(const char *which)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/mgtestnic/generate", dev);
+	f = fopen(path, "w");
+	if (!f || fputs(which, f) < 0 || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+static pcap_t *open_source(const char *name, int timeout_ms, int *status, char *err)
+{
+	pcap_t *p = pcap_create(name, err);
+
+	if (!p) {
+		*status = PCAP_ERROR;
+		return NULL;
+	}
+	pcap_set_timeout(p, timeout_ms);
+	*status = pcap_activate(p);
+	if (*status < 0) {
+		snprintf(err, PCAP_ERRBUF_SIZE, "%s", pcap_geterr(p));
+		pcap_close(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void expect_error(const char *name, int want, const char *text)
+{
+	char err[PCAP_ERRBUF_SIZE] = "";
+	int status = 0;
+	pcap_t *p = open_source(name, 100, &status, err);
+
+	check(!p && (!want || status == want) && strstr(err, text), name,
+	      "status %d (%s), message '%s'", status, pcap_statustostr(status), err);
+	if (p)
+		pcap_close(p);
+}
+
+static void test_findalldevs(void)
+{
+	char err[PCAP_ERRBUF_SIZE], name[64];
+	pcap_if_t *all, *d;
+	int found = 0;
+
+	snprintf(name, sizeof(name), "mgcap:%s", dev);
+	if (pcap_findalldevs(&all, err) < 0) {
+		check(0, "findalldevs", "%s", err);
+		return;
+	}
+	for (d = all; d; d = d->next) {
+		if (strcmp(d->name, name))
+			continue;
+		found = 1;
+		check(d->description && strstr(d->description, "2 receive queues") &&
+		      (d->flags & PCAP_IF_UP) && (d->flags & PCAP_IF_RUNNING),
+		      "findalldevs describes the capture", "'%s' flags %#x",
+		      d->description ? d->description : "", d->flags);
+	}
+	check(found, "findalldevs lists the capture", "%s missing", name);
+	pcap_freealldevs(all);
+}
+
+static void test_errors(const char *other)
+{
+	char name[64], err[PCAP_ERRBUF_SIZE];
+	int status;
+	pcap_t *p1, *p2;
+
+	expect_error("mgcap:nosuch0", PCAP_ERROR_NO_SUCH_DEVICE, "no such device");
+	snprintf(name, sizeof(name), "mgcap:%s", other);
+	expect_error(name, PCAP_ERROR_NO_SUCH_DEVICE, "not captured");
+	snprintf(name, sizeof(name), "mgcap:%s@7", dev);
+	expect_error(name, PCAP_ERROR_NO_SUCH_DEVICE, "no such queue");
+	snprintf(name, sizeof(name), "mgcap:%s@1-", dev);
+	expect_error(name, 0, "bad queue list");
+
+	snprintf(name, sizeof(name), "mgcap:%s@0", dev);
+	p1 = open_source(name, 100, &status, err);
+	p2 = open_source(name, 100, &status, err);
+	check(p1 && !p2 && status == PCAP_ERROR && strstr(err, "already has a reader"),
+	      "a busy queue is refused", "status %d, '%s'", status, err);
+	if (p2)
+		pcap_close(p2);
+	if (p1)
+		pcap_close(p1);
+	/* and free again once closed */
+	p1 = open_source(name, 100, &status, err);
+	check(p1 != NULL, "a closed queue can be opened again", "%s", err);
+	if (p1)
+		pcap_close(p1);
+}
+
+static void test_permission(void)
+{
+	char name[64];
+	pid_t pid;
+	int st;
+
+	snprintf(name, sizeof(name), "mgcap:%s", dev);
+	pid = fork();
+	if (pid == 0) {
+		char err[PCAP_ERRBUF_SIZE] = "";
+		int status = 0;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		open_source(name, 100, &status, err);
+		_exit(status == PCAP_ERROR_PERM_DENIED ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "an unprivileged user is denied",
+	      "child status %d", st);
+}
+
+static void test_tstamp_lists(void)
+{
+	char err[PCAP_ERRBUF_SIZE], name[64];
+	int *types = NULL, n, host = 0, unsynced = 0, i;
+	pcap_t *p;
+
+	snprintf(name, sizeof(name), "mgcap:%s", dev);
+	p = pcap_create(name, err);
+	if (!p) {
+		check(0, "time stamp types", "%s", err);
+		return;
+	}
+	n = pcap_list_tstamp_types(p, &types);
+	for (i = 0; i < n; i++) {
+		host |= types[i] == PCAP_TSTAMP_HOST;
+		unsynced |= types[i] == PCAP_TSTAMP_ADAPTER_UNSYNCED;
+	}
+	check(n == 2 && host && unsynced, "host and adapter_unsynced before activation",
+	      "%d types", n);
+	check(pcap_set_tstamp_type(p, PCAP_TSTAMP_ADAPTER) == PCAP_WARNING_TSTAMP_TYPE_NOTSUP,
+	      "adapter (converted) is not offered", "");
+	check(pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO) == 0,
+	      "nanosecond precision", "");
+	pcap_free_tstamp_types(types);
+	pcap_close(p);
+}
+
+static void count_cb(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
+{
+	(void)h;
+	(void)bytes;
+	(*(int *)user)++;
+}
+
+static void *break_later(void *arg)
+{
+	usleep(300000);
+	pcap_breakloop(arg);
+	return NULL;
+}
+
+static void test_blocking_behaviour(void)
+{
+	char err[PCAP_ERRBUF_SIZE], name[64];
+	struct pollfd pfd;
+	pthread_t thr;
+	int status, n = 0, ret;
+	double t0;
+
+	pcap_t *p;
+
+	snprintf(name, sizeof(name), "mgcap:%s", dev);
+	p = open_source(name, 0, &status, err);	/* timeout 0: block for ever */
+	if (!p) {
+		check(0, "open", "%s", err);
+		return;
+	}
+	/* pcap_breakloop() from another thread wakes a read blocked with no traffic */
+	pthread_create(&thr, NULL, break_later, p);
+	t0 = now_s();
+	ret = pcap_dispatch(p, -1, count_cb, (u_char *)&n);
+	pthread_join(thr, NULL);
+	check(ret == PCAP_ERROR_BREAK && now_s() - t0 < 1.3, "breakloop wakes a blocked read",
+	      "returned %d after %.2f s", ret, now_s() - t0);
+
+	/* non-blocking: nothing there, no wait */
+	pcap_setnonblock(p, 1, err);
+	t0 = now_s();
+	ret = pcap_dispatch(p, -1, count_cb, (u_char *)&n);
+	check(ret == 0 && now_s() - t0 < 0.05 && pcap_getnonblock(p, err) == 1,
+	      "non-blocking read returns at once", "returned %d after %.3f s", ret, now_s() - t0);
+
+	/* the selectable fd turns readable when packets wait */
+	pfd.fd = pcap_get_selectable_fd(p);
+	pfd.events = POLLIN;
+	check(pfd.fd >= 0 && poll(&pfd, 1, 0) == 0, "selectable fd idle when empty", "");
+	generate("all 10");
+	check(poll(&pfd, 1, 3000) == 1 && (pfd.revents & POLLIN), "selectable fd turns readable",
+	      "revents %#x", pfd.revents);
+	/* a non-blocking reader polls on; the merge may hold records for 10 ms */
+	n = 0;
+	t0 = now_s();
+	while (n < 20 && now_s() - t0 < 2 && pcap_dispatch(p, -1, count_cb, (u_char *)&n) >= 0)
+		usleep(1000);
+	check(n == 20, "every packet read after select", "read %d of 20", n);
+	pcap_close(p);
+}
+
+static void test_zero_copy_and_stats(void)
+{
+	char err[PCAP_ERRBUF_SIZE], name[64];
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	u_char copy[128];
+	struct pcap_stat s0, s1;
+	int status, ret;
+	pcap_t *p;
+
+	snprintf(name, sizeof(name), "mgcap:%s@0", dev);
+	p = pcap_create(name, err);
+	pcap_set_snaplen(p, 100);
+	pcap_set_timeout(p, 200);
+	status = pcap_activate(p);
+	if (status < 0) {
+		check(0, "open", "%s", pcap_geterr(p));
+		pcap_close(p);
+		return;
+	}
+	pcap_stats(p, &s0);
+	generate("0 2");
+	ret = pcap_next_ex(p, &h, &data);
+	check(ret == 1 && h->caplen == 100 && h->len == 128, "snaplen trims the capture",
+	      "ret %d caplen %u len %u", ret, ret == 1 ? h->caplen : 0, ret == 1 ? h->len : 0);
+	if (ret != 1) {
+		pcap_close(p);
+		return;
+	}
+	memcpy(copy, data, h->caplen);
+	/* the 64 KiB ring overflows while we hold the packet: it must not move */
+	generate("0 3000");
+	usleep(500000);
+	check(memcmp(copy, data, 100) == 0, "a packet stays valid until the next read", "");
+	pcap_stats(p, &s1);
+	check(s1.ps_recv - s0.ps_recv == 3002 && s1.ps_drop - s0.ps_drop > 0 &&
+	      s1.ps_drop - s0.ps_drop < 3000, "stats count received and ring drops",
+	      "recv %u drop %u", s1.ps_recv - s0.ps_recv, s1.ps_drop - s0.ps_drop);
+	check(pcap_inject(p, copy, 60) == -1 && strstr(pcap_geterr(p), "not supported"),
+	      "inject fails with a reason", "'%s'", pcap_geterr(p));
+	check(pcap_setdirection(p, PCAP_D_OUT) != 0 && pcap_setdirection(p, PCAP_D_IN) == 0,
+	      "direction: in only", "");
+	pcap_close(p);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: mgcap-pcaptest DEV OTHER\n");
+		return 2;
+	}
+	dev = argv[1];
+	test_findalldevs();
+	test_errors(argv[2]);
+	test_permission();
+	test_tstamp_lists();
+	test_blocking_behaviour();
+	test_zero_copy_and_stats();
+	printf("pcaptest: %d passed, %d failed\n", passes, failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,278 @@
+# The kernel module's tests (sourced by guest-tests.sh).
+
+# --- capture correctness ----------------------------------------------------------
+
+t_every_frame_hw_stamps() {
+	setup 4 && $MGCAP start mgt0 >/dev/null && $MGCAP hwtstamp mgt0 on || return 1
+	$RINGCHECK --dev mgt0 --count 20000
+}
+
+t_software_stamps_without_hw() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	$RINGCHECK --dev mgt0 --count 5000 --sw
+}
+
+t_vlan_snaplen_nonlinear() {
+	setup 2 && $MGCAP start mgt0 >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
+	$RINGCHECK --dev mgt0 --count 3000 --vlan 0x2064 --frame-len 1514 || return 1
+	$RINGCHECK --dev mgt0 --count 3000 --vlan 10 --snaplen 15 || return 1
+	$RINGCHECK --dev mgt0 --count 3000 --nonlinear --frame-len 3000 || return 1
+	$RINGCHECK --dev mgt0 --count 3000 --nonlinear --vlan 7 --frame-len 200 --snaplen 96 || return 1
+	$RINGCHECK --dev mgt0 --count 3000 --frame-len 60
+}
+
+t_one_queue_on_two_cpus() {
+	setup 2 && $MGCAP start mgt0 >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
+	for q in /sys/class/net/mgt0/queues/rx-*; do echo 3 >"$q/rps_cpus" || return 1; done
+	# RPS backlogs must not drop frames before mgcap sees them
+	sysctl -qw net.core.netdev_max_backlog=1000000 || return 1
+	rps_before=$(rps_received)
+	$RINGCHECK --dev mgt0 --count 30000 --flows 16 --unordered || return 1
+	# frames really were handed to the other CPU
+	rps=$(($(rps_received) - rps_before))
+	say "$rps RPS handoffs"
+	[ "$rps" -gt 0 ] || bad "RPS did not spread the queue"
+}
+
+rps_received() {	# the sum of softnet_stat's received_rps column
+	sum=0
+	for v in $(awk '{print $10}' /proc/net/softnet_stat); do sum=$((sum + 0x$v)); done
+	echo $sum
+}
+
+t_stalled_reader_loses_nothing_unread() {
+	setup 2 && $MGCAP start mgt0 ring-size 64K >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null ||
+		return 1
+	$RINGCHECK --dev mgt0 --count 3000 --stall --expect-drops || return 1
+	# and the ring takes a burst it can hold (400 of 431 records) afterwards
+	$RINGCHECK --dev mgt0 --count 400 --stall
+}
+
+t_drop_mode_keeps_frames_from_the_stack() {
+	setup 4 && $MGCAP start mgt0 mode drop >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null ||
+		return 1
+	ip addr add 198.51.100.1/24 dev mgt0 || return 1
+	wait_start udp $UDPCOUNT 5555 3 || return 1
+	$RINGCHECK --dev mgt0 --count 5000 || return 1
+	wait_end udp || return 1
+	[ "$(tail -n 1 "$TMP/udp")" = 0 ] || bad "drop mode: the socket got frames"
+}
+
+t_mirror_mode_delivers_every_frame() {
+	setup 4 && $MGCAP start mgt0 >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
+	ip addr add 198.51.100.1/24 dev mgt0 || return 1
+	wait_start udp $UDPCOUNT 5555 3 || return 1
+	$RINGCHECK --dev mgt0 --count 5000 || return 1
+	wait_end udp || return 1
+	[ "$(tail -n 1 "$TMP/udp")" = 20000 ] || bad "mirror mode: the socket did not get all 20000"
+}
+
+t_mode_switch_under_load() {
+	setup 2 && $MGCAP start mgt0 >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
+	ip addr add 198.51.100.1/24 dev mgt0 || return 1
+	wait_start udp $UDPCOUNT 5555 4 || return 1
+	$RINGCHECK --dev mgt0 --count 60000 >"$TMP/rc" 2>&1 &
+	rcpid=$!
+	switches=0
+	while kill -0 $rcpid 2>/dev/null; do
+		$SETMODE mgt0 drop >/dev/null && $SETMODE mgt0 mirror >/dev/null || return 1
+		switches=$((switches + 2))
+	done
+	wait $rcpid || { cat "$TMP/rc"; return 1; }
+	wait_end udp || return 1
+	got=$(tail -n 1 "$TMP/udp")
+	say "$switches mode switches; the stack got $got of 120000"
+	[ "$switches" -ge 4 ] || bad "too few switches during the load"
+	[ "$got" -gt 0 ] && [ "$got" -lt 120000 ] || bad "the switches did not take effect"
+}
+
+t_wakeups_coalesced_and_trickle_delivered() {
+	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
+	wait_start w $WAIT /dev/mgcap/mgt0@0 first 20 || return 1
+	sleep 1
+	echo "0 1" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_end w || bad "a single frame did not wake the reader"
+	wait_start w2 $WAIT /dev/mgcap/mgt0@0 records 40000 120 || return 1
+	echo "0 40000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_end w2 || return 1
+	wakeups=$(awk '/records/ {print $3}' "$TMP/w2")
+	[ -n "$wakeups" ] && [ "$wakeups" -lt 5000 ] || bad "$wakeups wakeups for 40000 frames"
+}
+
+# --- lifecycle ----------------------------------------------------------------------
+
+t_stop_with_reader_open() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	wait_start w $WAIT /dev/mgcap/mgt0@1 hup 30 || return 1
+	echo "all 500" >/sys/class/net/mgt0/mgtestnic/generate
+	$MGCAP stop mgt0 || return 1
+	wait_end w || return 1
+	[ ! -e /dev/mgcap/mgt0@1 ] || bad "node still there after stop"
+	# capture again at once, same names
+	$MGCAP start mgt0 >/dev/null && $RINGCHECK --dev mgt0 --count 500 --sw
+}
+
+t_device_unregistered_during_capture() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	wait_start w $WAIT /dev/mgcap/mgt0@0 hup 30 || return 1
+	echo "all 100000" >/sys/class/net/mgt0/mgtestnic/generate
+	rmmod mgtestnic || return 1
+	wait_end w || return 1
+	[ "$($MGCAP -j show)" = "[]" ] || bad "capture still listed"
+	[ ! -e /dev/mgcap/mgt0@0 ] || bad "node still there"
+}
+
+t_device_moved_to_another_namespace() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	wait_start w $WAIT /dev/mgcap/mgt0@0 hup 30 || return 1
+	ip netns add t1 && ip link set mgt0 netns t1 || return 1
+	wait_end w || return 1
+	ip netns exec t1 ip link set mgt0 up || return 1
+	ip netns exec t1 $MGCAP start mgt0 >/dev/null || return 1
+	inum=$(ip netns exec t1 readlink /proc/self/ns/net | tr -dc 0-9)
+	[ -c "/dev/mgcap/ns$inum/mgt0@0" ] || bad "no /dev/mgcap/ns$inum/mgt0@0"
+	[ "$($MGCAP -j show)" = "[]" ] || bad "the initial namespace sees the other's capture"
+	ip netns exec t1 $MGCAP -j show | grep -q '"dev":"mgt0"' || bad "its namespace does not see it"
+	ip netns exec t1 $RINGCHECK --dev mgt0 --count 1000 --sw --nodes "/dev/mgcap/ns$inum" ||
+		return 1
+	wait_start w2 $WAIT "/dev/mgcap/ns$inum/mgt0@1" hup 30 || return 1
+	# deleting the namespace sends the device home: the capture ends
+	ip netns del t1
+	wait_end w2 || return 1
+	i=0
+	while [ ! -e /sys/class/net/mgt0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	[ ! -e "/dev/mgcap/ns$inum/mgt0@0" ] || bad "node left behind"
+}
+
+t_rmmod_with_reader_open() {
+	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
+	wait_start w $WAIT /dev/mgcap/mgt0@0 hup 30 || return 1
+	if rmmod mgcap 2>"$TMP/rmmod"; then
+		bad "rmmod succeeded under an open reader"
+		return 1
+	fi
+	say "rmmod refused: $(cat "$TMP/rmmod")"
+	echo "0 100" >/sys/class/net/mgt0/mgtestnic/generate
+	$MGCAP stop mgt0 || return 1
+	wait_end w || return 1
+	rmmod mgcap || bad "rmmod after the reader left"
+}
+
+t_rmmod_while_capturing() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	echo "all 200000" >/sys/class/net/mgt0/mgtestnic/generate
+	sleep 0.2
+	rmmod mgcap || return 1
+	[ ! -d /dev/mgcap ] || [ -z "$(ls /dev/mgcap)" ] || bad "nodes left behind"
+}
+
+t_reader_killed_mid_capture() {
+	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
+	wait_start w $WAIT /dev/mgcap/mgt0@0 records 100000000 60 || return 1
+	echo "0 200000" >/sys/class/net/mgt0/mgtestnic/generate
+	sleep 0.5
+	eval "kill -9 \$pid_w"
+	wait_end w
+	wait_idle mgt0 || return 1
+	# the queue is free again and works
+	$RINGCHECK --dev mgt0 --count 1000 --sw --timeout 120
+}
+
+t_ifname_parameter() {
+	insmod "$NIC" queues=2 devices=2 || return 1
+	insmod "$KO" ifname=mgt0,mgt1 || return 1
+	n=$($MGCAP -j show | grep -o '"dev":' | wc -l)
+	[ "$n" = 2 ] || bad "ifname=mgt0,mgt1 captured $n devices"
+	rmmod mgcap || return 1
+	if insmod "$KO" ifname=mgt0,nosuch0 2>/dev/null; then
+		bad "ifname with a missing device loaded"
+		return 1
+	fi
+	[ ! -e /dev/mgcap/mgt0@0 ] || bad "a failed load left nodes"
+	insmod "$KO" || return 1
+}
+
+# --- control and bad input -----------------------------------------------------------
+
+t_tools_report_errors() {
+	insmod "$NIC" queues=2 devices=2 || return 1
+	for d in mgt0 mgt1; do ip link set $d up; done
+	out=$($MGCAP show 2>&1) && bad "show without the module succeeded"
+	echo "$out" | grep -q "not loaded" || bad "without the module: '$out'"
+	insmod "$KO" || return 1
+	expect() {	# expect STATUS TEXT COMMAND...
+		want=$1 text=$2
+		shift 2
+		out=$("$@" 2>&1)
+		st=$?
+		lines=$(printf '%s\n' "$out" | wc -l)
+		if [ $st -ne "$want" ] || ! echo "$out" | grep -q "$text" || [ "$lines" -ne 1 ]; then
+			bad "'$*': status $st, output '$out' (want $want, '$text', one line)"
+			return 1
+		fi
+	}
+	expect 1 "no such device" $MGCAP start nosuch0 || return 1
+	expect 2 "invalid device name" $MGCAP start abcdefghijklmnopqrst || return 1
+	expect 2 "bad ring size" $MGCAP start mgt0 ring-size 12 || return 1
+	expect 2 "bad ring size" $MGCAP start mgt0 ring-size 2G || return 1
+	expect 2 "bad ring size" $MGCAP start mgt0 ring-size lots || return 1
+	expect 2 "bad snaplen" $MGCAP start mgt0 snaplen 0 || return 1
+	expect 2 "bad mode" $MGCAP start mgt0 mode fast || return 1
+	expect 2 "unexpected" $MGCAP start mgt0 colour blue || return 1
+	expect 1 "not captured" $MGCAP stop mgt0 || return 1
+	expect 1 "not captured" $SETMODE mgt0 drop || return 1
+	expect 2 "bad mode" $SETMODE mgt0 fast || return 1
+	expect 1 "only Ethernet" $MGCAP start lo || return 1
+	expect 1 "snaplen too large" $MGCAP start mgt0 ring-size 64K snaplen 65535 || return 1
+	$MGCAP start dev mgt0 ring-size 100M snaplen 96 >/dev/null || return 1
+	expect 1 "already captured" $MGCAP start mgt0 || return 1
+	$MGCAP -j show mgt0 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)[0]
+assert d["dev"] == "mgt0" and d["mode"] == "mirror", d
+assert d["ring_size"] == 128 << 20 and d["snaplen"] == 96, d
+assert [q["queue"] for q in d["queues"]] == [0, 1], d
+assert all(k in q for q in d["queues"] for k in ("captured", "bytes", "dropped")), d
+' || bad "show -j"
+	expect 0 "mode drop" $SETMODE mgt0 drop || return 1
+	expect 0 "mode mirror" $MGCAP set dev mgt0 mode mirror || return 1
+	# a bridge port already has a receive handler
+	ip link add br0 type bridge && ip link set mgt1 master br0 || return 1
+	expect 1 "receive handler" $MGCAP start mgt1 || return 1
+	ip link set mgt1 nomaster
+	# unprivileged users may look, not touch
+	expect 1 "not permitted" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=-all --bounding-set=-all $MGCAP stop mgt0 || return 1
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
+		$MGCAP show mgt0 >/dev/null || bad "unprivileged show"
+	[ "$(stat -c %a /dev/mgcap/mgt0@0)" = 600 ] || bad "queue nodes are not root-only"
+}
+
+t_hwtstamp_control() {
+	setup 1 || return 1
+	$MGCAP hwtstamp mgt0 show | grep -q "hardware receive stamps: supported" ||
+		bad "show: no hardware support reported"
+	$MGCAP hwtstamp mgt0 show | grep -q "current receive filter: none" || bad "not off at start"
+	$MGCAP hwtstamp mgt0 on | grep -q "receive filter all (was none)" || bad "on"
+	$MGCAP hwtstamp mgt0 on >/dev/null || bad "on twice"
+	$MGCAP start mgt0 >/dev/null && $RINGCHECK --dev mgt0 --count 500 || return 1
+	$MGCAP hwtstamp mgt0 restore | grep -q "receive filter none restored" || bad "restore"
+	$RINGCHECK --dev mgt0 --count 500 --sw || return 1
+	$MGCAP hwtstamp mgt0 restore 2>/dev/null && bad "restore without a saved setting"
+	ip link add dummy0 type dummy || return 1
+	out=$($MGCAP hwtstamp dummy0 on 2>&1) && bad "on for a NIC without stamping"
+	say "$out"
+	ip link del dummy0
+	return 0
+}
+
+t_bad_chardev_input() {
+	setup 1 && $MGCAP start mgt0 ring-size 64K >/dev/null || return 1
+	$BADINPUT chardev mgt0
+}
+
+t_bad_netlink_input() {
+	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
+	$BADINPUT netlink mgt0
+}
+

@@ -1,0 +1,98 @@
+# The libpcap module's tests with the stock Debian clients (sourced by
+# guest-tests.sh).  Each client runs through mgcap-run.
+
+# capture CLIENT-ARGS...: starts a client in the background (output in
+# $TMP/client) and waits until it is capturing
+capture() {
+	timeout 120 $RUN "$@" >"$TMP/client" 2>&1 &
+	client=$!
+	wait_text "$TMP/client" "listening on\|Capturing on"
+}
+
+t_tcpdump_every_frame_with_adapter_stamps() {
+	setup 4 && $MGCAP start mgt0 >/dev/null || return 1
+	capture tcpdump -i mgcap:mgt0 -j adapter_unsynced --time-stamp-precision=nano \
+		-c 8000 -w "$TMP/out.pcap" || return 1
+	echo "all 2000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $client || { cat "$TMP/client"; return 1; }
+	$PCAPCHECK "$TMP/out.pcap" --queues 4 --count 2000 || return 1
+	# tcpdump reads it back the same way
+	tcpdump -r "$TMP/out.pcap" --time-stamp-precision=nano -tt -c 1 2>/dev/null |
+		grep -q '^1700000000\.000000000 IP 198\.51\.100\.2\.10000 > 198\.51\.100\.1\.5555: UDP' ||
+		bad "tcpdump -r shows something else"
+	# stamping was switched on for the capture and given back after it
+	$MGCAP hwtstamp mgt0 show | grep -q "current receive filter: none" ||
+		bad "the NIC's stamping setting was not restored"
+}
+
+t_tcpdump_host_stamps_by_default() {
+	setup 2 && $MGCAP start mgt0 >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
+	after=$(date +%s%N)
+	capture tcpdump -i mgcap:mgt0 --time-stamp-precision=nano -c 2000 -w "$TMP/out.pcap" ||
+		return 1
+	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $client || { cat "$TMP/client"; return 1; }
+	$PCAPCHECK "$TMP/out.pcap" --queues 2 --count 1000 --sw-after "$after"
+}
+
+t_tcpdump_one_queue_filter_snaplen() {
+	setup 4 && $MGCAP start mgt0 >/dev/null || return 1
+	capture tcpdump -i mgcap:mgt0@1-2 -j adapter_unsynced --time-stamp-precision=nano \
+		-s 60 -c 1000 -w "$TMP/out.pcap" 'udp src port 10002' || return 1
+	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $client || { cat "$TMP/client"; return 1; }
+	$PCAPCHECK "$TMP/out.pcap" --queues 4 --count 1000 --only-queue 2 --snaplen 60
+}
+
+t_tcpdump_vlan_filter() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	echo 10 >/sys/class/net/mgt0/mgtestnic/vlan_tci
+	capture tcpdump -i mgcap:mgt0 -j adapter_unsynced --time-stamp-precision=nano \
+		-c 2000 -w "$TMP/out.pcap" 'vlan 10 and udp dst port 5555' || return 1
+	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $client || { cat "$TMP/client"; return 1; }
+	$PCAPCHECK "$TMP/out.pcap" --queues 2 --count 1000 --vlan 10
+}
+
+t_tcpdump_adapter_stamps_on_a_nic_without() {
+	setup 1 && ip link add dummy0 type dummy && ip link set dummy0 up || return 1
+	$MGCAP start dummy0 >/dev/null || return 1
+	capture tcpdump -i mgcap:dummy0 -j adapter_unsynced -w "$TMP/out.pcap" || return 1
+	kill -INT $client
+	wait $client
+	grep -q "not supported by that device" "$TMP/client" ||
+		bad "no warning: $(cat "$TMP/client")"
+	ip link del dummy0
+	return 0
+}
+
+t_tcpdump_stops_at_once_on_sigint() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	capture tcpdump -i mgcap:mgt0 -w "$TMP/out.pcap" || return 1
+	sleep 0.5
+	t0=$(date +%s%N)
+	kill -INT $client
+	wait $client
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	say "tcpdump exited $ms ms after SIGINT"
+	[ "$ms" -lt 500 ] || bad "tcpdump took $ms ms to stop"
+	grep -q "0 packets dropped by kernel" "$TMP/client" || bad "no statistics"
+}
+
+t_dumpcap_pcapng_nanoseconds() {
+	setup 4 && $MGCAP start mgt0 >/dev/null || return 1
+	capture dumpcap -i mgcap:mgt0 --time-stamp-type adapter_unsynced -c 4000 \
+		-w "$TMP/out.pcapng" || return 1
+	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $client || { cat "$TMP/client"; return 1; }
+	capinfos "$TMP/out.pcapng" >"$TMP/capinfos" || return 1
+	grep -q "nanoseconds (9)" "$TMP/capinfos" || { cat "$TMP/capinfos"; bad "not nanoseconds"; }
+	$PCAPCHECK "$TMP/out.pcapng" --queues 4 --count 1000
+}
+
+t_libpcap_api() {
+	insmod "$NIC" queues=2 devices=2 || return 1
+	for d in mgt0 mgt1; do ip link set $d up; done
+	insmod "$KO" && $MGCAP start mgt0 ring-size 64K >/dev/null || return 1
+	$RUN $PCAPTEST mgt0 mgt1
+}
