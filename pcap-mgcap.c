@@ -31,8 +31,13 @@
 #include "mgcap_merge.h"
 #include "mgcap_source.h"
 
-/* How long an empty queue may hold the merged stream back (capped by the timeout). */
-#define MGCAP_MERGE_HOLD_NS	10000000ULL
+/*
+ * How long a record may wait for an empty queue that could still deliver an
+ * older one (capped by the read timeout; MGCAP_MERGE_HOLD_MS overrides).
+ * Longer keeps the order through longer scheduling delays; shorter needs
+ * less ring to absorb traffic while a queue stays idle.
+ */
+#define MGCAP_MERGE_HOLD_NS	100000000ULL
 /* Records handed out by one read at most. */
 #define MGCAP_BATCH_MAX		4096
 
@@ -269,8 +274,10 @@ static void pcap_mgcap_cleanup(pcap_t *p)
 	if (pm->promisc_fd >= 0)
 		close(pm->promisc_fd);
 	pm->promisc_fd = -1;
-	if (pm->hwts_restore)
+	if (pm->hwts_restore) {
 		mgcap_hwts_set(pm->src.ifname, &pm->hwts_saved);
+		pcap_remove_from_pcaps_to_close(p);
+	}
 	pm->hwts_restore = 0;
 	pcap_cleanup_live_common(p);
 }
@@ -347,6 +354,9 @@ static int setup_adapter_stamps(pcap_t *p)
 	if (mgcap_hwts_get(pm->src.ifname, &pm->hwts_saved) == 0 &&
 	    pm->hwts_saved.rx_filter == HWTSTAMP_FILTER_ALL)
 		return 0;
+	/* tcpdump exits without pcap_close(): restore at exit() too */
+	if (!pcap_do_addexit(p))
+		return PCAP_ERROR;
 	cfg = pm->hwts_saved;
 	cfg.rx_filter = HWTSTAMP_FILTER_ALL;
 	if (mgcap_hwts_set(pm->src.ifname, &cfg) < 0) {
@@ -358,6 +368,7 @@ static int setup_adapter_stamps(pcap_t *p)
 		return PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
 	}
 	pm->hwts_restore = 1;
+	pcap_add_to_pcaps_to_close(p);
 	return cfg.rx_filter == HWTSTAMP_FILTER_ALL ? 0 : PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
 }
 
@@ -382,6 +393,20 @@ static int set_promisc(pcap_t *p)
 	return 0;
 }
 
+static uint64_t merge_hold_ns(void)
+{
+	const char *env = getenv("MGCAP_MERGE_HOLD_MS");
+	char *end;
+	unsigned long ms;
+
+	if (env && *env) {
+		ms = strtoul(env, &end, 10);
+		if (!*end && ms <= 60000)
+			return (uint64_t)ms * 1000000ULL;
+	}
+	return MGCAP_MERGE_HOLD_NS;
+}
+
 static int add_to_epoll(pcap_t *p, int fd)
 {
 	struct epoll_event ev;
@@ -399,7 +424,7 @@ static int add_to_epoll(pcap_t *p, int fd)
 static int activate(pcap_t *p)
 {
 	struct pcap_mgcap *pm = p->priv;
-	uint64_t hold = MGCAP_MERGE_HOLD_NS;
+	uint64_t hold = merge_hold_ns();
 	uint32_t tstamp_source = MGCAP_TSTAMP_SW;
 	int status, warning = 0;
 	size_t i;

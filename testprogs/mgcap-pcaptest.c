@@ -243,7 +243,7 @@ static void test_blocking_behaviour(void)
 	generate("all 10");
 	check(poll(&pfd, 1, 3000) == 1 && (pfd.revents & POLLIN), "selectable fd turns readable",
 	      "revents %#x", pfd.revents);
-	/* a non-blocking reader polls on; the merge may hold records for 10 ms */
+	/* a non-blocking reader polls on; the merge may hold records a while */
 	n = 0;
 	t0 = now_s();
 	while (n < 20 && now_s() - t0 < 2 && pcap_dispatch(p, -1, count_cb, (u_char *)&n) >= 0)
