@@ -466,6 +466,8 @@ static int activate(pcap_t *p)
 						  r->info.queue);
 			return PCAP_ERROR;
 		}
+		/* a capture starts now, not with what an earlier reader left */
+		mgcap_reader_discard(r);
 		p->bufsize += (int)r->info.data_size;
 	}
 	pm->ifdrop_base = nic_drops(pm->src.ifname);

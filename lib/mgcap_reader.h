@@ -66,6 +66,14 @@ static inline void mgcap_reader_release(struct mgcap_reader *r)
 	__atomic_store_n(&r->ctrl->consumer, r->tail, __ATOMIC_RELEASE);
 }
 
+/* Drops everything unread: reading starts with the next record captured. */
+static inline void mgcap_reader_discard(struct mgcap_reader *r)
+{
+	r->head = __atomic_load_n(&r->ctrl->producer, __ATOMIC_ACQUIRE);
+	r->tail = r->head;
+	mgcap_reader_release(r);
+}
+
 /* Unread bytes, as of the last look at the producer index. */
 static inline uint64_t mgcap_reader_backlog(const struct mgcap_reader *r)
 {

@@ -99,3 +99,32 @@ t_libpcap_api() {
 	insmod "$KO" && $MGCAP start mgt0 ring-size 64K >/dev/null || return 1
 	$RUN $PCAPTEST mgt0 mgt1
 }
+
+t_argus_through_the_ifflags_shim() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	# a backlog left in the rings is not part of a new capture
+	echo "all 300" >/sys/class/net/mgt0/mgtestnic/generate
+	# without the shim Argus drops the source: it cannot SIOCGIFFLAGS "mgcap:mgt0"
+	(cd "$TMP" && timeout 20 $RUN argus -X -i mgcap:mgt0 -w "$TMP/plain.argus" \
+		>"$TMP/argus-plain" 2>&1) &
+	sleep 3
+	echo "all 100" >/sys/class/net/mgt0/mgtestnic/generate
+	sleep 2
+	pkill -TERM -x argus
+	wait
+	plain=$(ra -n -r "$TMP/plain.argus" -s pkts - udp 2>/dev/null | awk 'NR > 1 {s += $1} END {print s + 0}')
+	say "without the shim Argus saw $plain packets"
+	[ "$plain" = 0 ] || bad "Argus kept the source without the shim?"
+	# with it, every packet of both queues
+	(cd "$TMP" && MGCAP_ARGUS_IFFLAGS=1 timeout 30 $RUN argus -X -i mgcap:mgt0 \
+		-w "$TMP/shim.argus" >"$TMP/argus-shim" 2>&1) &
+	wait_text "$TMP/argus-shim" "is up" || return 1
+	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
+	sleep 3
+	pkill -TERM -x argus
+	wait
+	ra -n -r "$TMP/shim.argus" -s saddr sport daddr dport pkts - udp >"$TMP/flows" 2>&1
+	cat "$TMP/flows"
+	grep -q '198.51.100.2.10000 *198.51.100.1.5555 *1000$' "$TMP/flows" || bad "queue 0's flow"
+	grep -q '198.51.100.2.10001 *198.51.100.1.5555 *1000$' "$TMP/flows" || bad "queue 1's flow"
+}
