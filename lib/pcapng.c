@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <string.h>
+
+#include "pcapng.h"
+
+#define OPT_ENDOFOPT		0
+#define OPT_SHB_USERAPPL	4
+#define OPT_IF_NAME		2
+#define OPT_IF_DESCRIPTION	3
+#define OPT_IF_TSRESOL		9
+#define OPT_ISB_STARTTIME	2
+#define OPT_ISB_ENDTIME		3
+#define OPT_ISB_IFRECV		4
+#define OPT_ISB_IFDROP		5
+#define OPT_ISB_OSDROP		7
+#define OPT_ISB_USRDELIV	8
+
+static size_t pad4(size_t n)
+{
+	return (n + 3) & ~(size_t)3;
+}
+
+static size_t opt_size(size_t len)
+{
+	return 4 + pad4(len);
+}
+
+static uint8_t *put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+	return p + 4;
+}
+
+static uint8_t *put_opt(uint8_t *p, uint16_t code, const void *val, size_t len)
+{
+	uint16_t hdr[2] = { code, (uint16_t)len };
+
+	memcpy(p, hdr, 4);
+	memcpy(p + 4, val, len);
+	memset(p + 4 + len, 0, pad4(len) - len);
+	return p + 4 + pad4(len);
+}
+
+static uint8_t *put_u64_opt(uint8_t *p, uint16_t code, uint64_t v)
+{
+	return put_opt(p, code, &v, 8);
+}
+
+/* timestamps are split in two 32-bit halves, high first, in block order */
+static uint8_t *put_ts(uint8_t *p, uint64_t ts)
+{
+	p = put32(p, (uint32_t)(ts >> 32));
+	return put32(p, (uint32_t)ts);
+}
+
+static uint8_t *put_ts_opt(uint8_t *p, uint16_t code, uint64_t ts)
+{
+	uint32_t v[2] = { (uint32_t)(ts >> 32), (uint32_t)ts };
+
+	return put_opt(p, code, v, 8);
+}
+
+/* closes a block: end-of-options, then the trailing length */
+static size_t finish(uint8_t *start, uint8_t *p, int with_options)
+{
+	size_t total;
+
+	if (with_options)
+		p = put32(p, OPT_ENDOFOPT);
+	total = (size_t)(p - start) + 4;
+	put32(start + 4, (uint32_t)total);
+	put32(p, (uint32_t)total);
+	return total;
+}
+
+size_t pcapng_shb(uint8_t *buf, size_t cap, const char *user_appl)
+{
+	size_t appl = user_appl ? strlen(user_appl) : 0;
+	size_t need = 28 + (appl ? opt_size(appl) + 4 : 0);
+	uint8_t *p = buf;
+	uint64_t section_length = UINT64_MAX;	/* not given */
+	uint16_t version[2] = { 1, 0 };
+
+	if (cap < need)
+		return 0;
+	p = put32(p, PCAPNG_SHB_TYPE);
+	p += 4;
+	p = put32(p, PCAPNG_BYTE_ORDER_MAGIC);
+	memcpy(p, version, 4);
+	p += 4;
+	memcpy(p, &section_length, 8);
+	p += 8;
+	if (appl)
+		p = put_opt(p, OPT_SHB_USERAPPL, user_appl, appl);
+	return finish(buf, p, appl != 0);
+}
+
+size_t pcapng_idb(uint8_t *buf, size_t cap, uint16_t linktype, uint32_t snaplen,
+		  const char *name, const char *description)
+{
+	size_t nlen = name ? strlen(name) : 0, dlen = description ? strlen(description) : 0;
+	size_t need = 20 + opt_size(1) + 4 + (nlen ? opt_size(nlen) : 0) + (dlen ? opt_size(dlen) : 0);
+	uint16_t lt[2] = { linktype, 0 };
+	uint8_t tsresol = 9, *p = buf;
+
+	if (cap < need)
+		return 0;
+	p = put32(p, PCAPNG_IDB_TYPE);
+	p += 4;
+	memcpy(p, lt, 4);
+	p += 4;
+	p = put32(p, snaplen);
+	if (nlen)
+		p = put_opt(p, OPT_IF_NAME, name, nlen);
+	if (dlen)
+		p = put_opt(p, OPT_IF_DESCRIPTION, description, dlen);
+	p = put_opt(p, OPT_IF_TSRESOL, &tsresol, 1);
+	return finish(buf, p, 1);
+}
+
+size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
+		  const uint8_t *data, uint32_t caplen, uint32_t len)
+{
+	size_t need = pcapng_epb_size(caplen);
+	uint8_t *p = buf;
+
+	if (cap < need)
+		return 0;
+	p = put32(p, PCAPNG_EPB_TYPE);
+	p += 4;
+	p = put32(p, ifid);
+	p = put_ts(p, ts_ns);
+	p = put32(p, caplen);
+	p = put32(p, len);
+	memcpy(p, data, caplen);
+	memset(p + caplen, 0, pad4(caplen) - caplen);
+	p += pad4(caplen);
+	return finish(buf, p, 0);
+}
+
+size_t pcapng_isb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
+		  const struct pcapng_if_stats *st)
+{
+	size_t need = 20 + 6 * opt_size(8) + 4;
+	uint8_t *p = buf;
+
+	if (cap < need)
+		return 0;
+	p = put32(p, PCAPNG_ISB_TYPE);
+	p += 4;
+	p = put32(p, ifid);
+	p = put_ts(p, ts_ns);
+	p = put_ts_opt(p, OPT_ISB_STARTTIME, st->start_ns);
+	p = put_ts_opt(p, OPT_ISB_ENDTIME, st->end_ns);
+	p = put_u64_opt(p, OPT_ISB_IFRECV, st->received);
+	p = put_u64_opt(p, OPT_ISB_IFDROP, st->if_dropped);
+	p = put_u64_opt(p, OPT_ISB_OSDROP, st->os_dropped);
+	p = put_u64_opt(p, OPT_ISB_USRDELIV, st->delivered);
+	return finish(buf, p, 1);
+}

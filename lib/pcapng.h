@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Writing pcapng (draft-ietf-opsawg-pcapng) blocks into memory: section
+ * header, interface description, enhanced packet and interface statistics
+ * blocks, in host byte order as the format allows.  Each function returns
+ * the bytes written, or 0 when @cap is too small (nothing is written then).
+ */
+#ifndef MGCAP_PCAPNG_H
+#define MGCAP_PCAPNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PCAPNG_SHB_TYPE		0x0A0D0D0AU
+#define PCAPNG_IDB_TYPE		0x00000001U
+#define PCAPNG_EPB_TYPE		0x00000006U
+#define PCAPNG_ISB_TYPE		0x00000005U
+#define PCAPNG_BYTE_ORDER_MAGIC	0x1A2B3C4DU
+
+/* Bytes an enhanced packet block of @caplen captured bytes takes. */
+static inline size_t pcapng_epb_size(uint32_t caplen)
+{
+	return 32 + (((size_t)caplen + 3) & ~(size_t)3);
+}
+
+size_t pcapng_shb(uint8_t *buf, size_t cap, const char *user_appl);
+
+/* if_name, if_description (NULL: none), if_tsresol = 9 (nanoseconds) */
+size_t pcapng_idb(uint8_t *buf, size_t cap, uint16_t linktype, uint32_t snaplen,
+		  const char *name, const char *description);
+
+/* @ts_ns in the interface's resolution (nanoseconds for pcapng_idb's) */
+size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
+		  const uint8_t *data, uint32_t caplen, uint32_t len);
+
+struct pcapng_if_stats {
+	uint64_t start_ns, end_ns;	/* isb_starttime, isb_endtime */
+	uint64_t received;		/* isb_ifrecv: seen by the capture, dropped ones too */
+	uint64_t if_dropped;		/* isb_ifdrop: lost before the capture (ring full, NIC) */
+	uint64_t os_dropped;		/* isb_osdrop: lost inside this program (buffer full) */
+	uint64_t delivered;		/* isb_usrdeliv: written to the file */
+};
+
+/* The statistics block of interface @ifid at @ts_ns. */
+size_t pcapng_isb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
+		  const struct pcapng_if_stats *st);
+
+#endif /* MGCAP_PCAPNG_H */

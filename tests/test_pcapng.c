@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The pcapng writer: block layout, padding, and files libpcap and tshark read back. */
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pcapng.h"
+#include "unit.h"
+
+static uint8_t buf[1 << 16];
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* Every block: length a multiple of 4, the same at both ends. */
+static int walk_blocks(const uint8_t *p, size_t len, uint32_t *types, int max)
+{
+	size_t off = 0;
+	int n = 0;
+
+	while (off < len) {
+		uint32_t total = get32(p + off + 4);
+
+		if (total < 12 || total % 4 || off + total > len ||
+		    get32(p + off + total - 4) != total || n == max)
+			return -1;
+		types[n++] = get32(p + off);
+		off += total;
+	}
+	return n;
+}
+
+static size_t sample_file(size_t *npkts)
+{
+	uint8_t data[64];
+	struct pcapng_if_stats st = { 1, 2, 10, 3, 4, 5 };
+	size_t off = 0;
+	uint32_t i;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)i;
+	off += pcapng_shb(buf + off, sizeof(buf) - off, "mgcap unit test");
+	off += pcapng_idb(buf + off, sizeof(buf) - off, 1, 96, "mgt0@0", "queue 0");
+	off += pcapng_idb(buf + off, sizeof(buf) - off, 1, 96, "mgt0@1", NULL);
+	for (i = 0; i < 10; i++)	/* caplens 0..9 cover every padding */
+		off += pcapng_epb(buf + off, sizeof(buf) - off, i % 2,
+				  1700000000123456789ULL + i, data, i, 60 + i);
+	off += pcapng_isb(buf + off, sizeof(buf) - off, 1, 1700000001000000000ULL, &st);
+	*npkts = 10;
+	return off;
+}
+
+static void test_block_layout(void)
+{
+	uint32_t types[32];
+	size_t n, len = sample_file(&n);
+	int blocks = walk_blocks(buf, len, types, 32);
+
+	CU_ASSERT_EQUAL_FATAL(blocks, 14);
+	CU_ASSERT_EQUAL(types[0], PCAPNG_SHB_TYPE);
+	CU_ASSERT_EQUAL(get32(buf + 8), PCAPNG_BYTE_ORDER_MAGIC);
+	CU_ASSERT_EQUAL(types[1], PCAPNG_IDB_TYPE);
+	CU_ASSERT_EQUAL(types[2], PCAPNG_IDB_TYPE);
+	CU_ASSERT_EQUAL(types[3], PCAPNG_EPB_TYPE);
+	CU_ASSERT_EQUAL(types[13], PCAPNG_ISB_TYPE);
+	CU_ASSERT_EQUAL(pcapng_epb_size(0), 32);
+	CU_ASSERT_EQUAL(pcapng_epb_size(1), 36);
+	CU_ASSERT_EQUAL(pcapng_epb_size(4), 36);
+	CU_ASSERT_EQUAL(pcapng_epb_size(5), 40);
+}
+
+static void test_too_small_writes_nothing(void)
+{
+	uint8_t small[40], data[8] = { 0 };
+
+	memset(small, 0xaa, sizeof(small));
+	CU_ASSERT_EQUAL(pcapng_epb(small, 39, 0, 1, data, 8, 8), 0);
+	CU_ASSERT_EQUAL(pcapng_epb(small, 40, 0, 1, data, 8, 8), 40);
+	memset(small, 0xaa, sizeof(small));
+	CU_ASSERT_EQUAL(pcapng_idb(small, sizeof(small), 1, 96, "a-long-interface-name", NULL), 0);
+	CU_ASSERT_EQUAL(small[0], 0xaa);
+	CU_ASSERT_EQUAL(pcapng_shb(small, 20, NULL), 0);
+	CU_ASSERT_EQUAL(pcapng_isb(small, sizeof(small), 0, 0, &(struct pcapng_if_stats){ 0 }), 0);
+}
+
+static const char *write_sample(char *path, size_t pathlen, size_t *npkts)
+{
+	size_t len = sample_file(npkts);
+	FILE *f;
+
+	snprintf(path, pathlen, "/tmp/mgcap-unit-%d.pcapng", (int)getpid());
+	f = fopen(path, "wb");
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f))
+		return NULL;
+	return path;
+}
+
+static void test_libpcap_reads_it_back(void)
+{
+	char path[64], err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	size_t n, i = 0;
+	pcap_t *p;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(write_sample(path, sizeof(path), &n));
+	p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL(pcap_datalink(p), DLT_EN10MB);
+	while (pcap_next_ex(p, &h, &data) == 1) {
+		CU_ASSERT_EQUAL(h->caplen, i);
+		CU_ASSERT_EQUAL(h->len, 60 + i);
+		CU_ASSERT_EQUAL(h->ts.tv_sec, 1700000000);
+		CU_ASSERT_EQUAL(h->ts.tv_usec, 123456789 + (long)i);	/* nanoseconds */
+		if (i)
+			CU_ASSERT_EQUAL(data[i - 1], (u_char)(i - 1));
+		i++;
+	}
+	CU_ASSERT_EQUAL(i, n);
+	pcap_close(p);
+	unlink(path);
+}
+
+static void test_tshark_reads_it_back(void)
+{
+	char path[64], cmd[256], line[256];
+	size_t n, lines = 0;
+	FILE *out;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(write_sample(path, sizeof(path), &n));
+	snprintf(cmd, sizeof(cmd),
+		 "tshark -r %s -T fields -e frame.interface_name -e frame.time_epoch 2>/dev/null", path);
+	out = popen(cmd, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	while (fgets(line, sizeof(line), out)) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "mgt0@%zu\t1700000000.1234567%02zu", lines % 2, 89 + lines);
+		CU_ASSERT_NSTRING_EQUAL(line, want, strlen(want));
+		lines++;
+	}
+	CU_ASSERT_EQUAL(pclose(out), 0);
+	CU_ASSERT_EQUAL(lines, n);
+	snprintf(cmd, sizeof(cmd), "capinfos %s | grep -q 'nanoseconds (9)'", path);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	unlink(path);
+}
+
+void register_pcapng_tests(void)
+{
+	static const struct unit_test tests[] = {
+		{ "block layout", test_block_layout },
+		{ "too small writes nothing", test_too_small_writes_nothing },
+		{ "libpcap reads it back", test_libpcap_reads_it_back },
+		{ "tshark reads it back", test_tshark_reads_it_back },
+	};
+
+	ADD_SUITE("pcapng", tests);
+}
