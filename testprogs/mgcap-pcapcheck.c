@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mgcap-pcapcheck FILE --queues Q --count K [--sw-after NS] [--snaplen S] [--vlan TCI]
+ * mgcap-pcapcheck FILE... --queues Q --count K [--sw-after NS] [--snaplen S] [--vlan TCI]
  *                 [--only-queue N] [--unmerged]
  *
- * Reads a capture file (pcap or pcapng, through libpcap) written by a stock
+ * Reads capture files (pcap or pcapng, through libpcap; several files in
+ * order, as a rotation wrote them) written by a stock
  * tool capturing the mgtestnic generators through mgcap, and checks it
  * holds exactly the generated frames: K per queue, each queue's sequence
  * unbroken, every byte, the exact hardware stamp (or, with --sw-after, a
@@ -71,8 +72,9 @@ int main(int argc, char **argv)
 		default: goto usage;
 		}
 	}
-	if (optind != argc - 1 || !queues || queues > MAX_QUEUES || !count)
+	if (optind >= argc || !queues || queues > MAX_QUEUES || !count)
 		goto usage;
+next_file:
 	p = pcap_open_offline_with_tstamp_precision(argv[optind], PCAP_TSTAMP_PRECISION_NANO, err);
 	if (!p)
 		fail("%s", err);
@@ -131,7 +133,10 @@ int main(int argc, char **argv)
 		total++;
 	}
 	if (c == -1)
-		fail("%s", pcap_geterr(p));
+		fail("%s: %s", argv[optind], pcap_geterr(p));
+	pcap_close(p);
+	if (++optind < argc)
+		goto next_file;
 	for (q = 0; q < queues; q++) {
 		uint64_t want = only < 0 || q == (unsigned int)only ? count : 0;
 
@@ -139,10 +144,9 @@ int main(int argc, char **argv)
 			fail("queue %u: %" PRIu64 " frames, expected %" PRIu64, q, seen[q], want);
 	}
 	printf("pcapcheck: OK (%" PRIu64 " frames%s)\n", total, unmerged ? "" : ", in stamp order");
-	pcap_close(p);
 	return 0;
 usage:
-	fprintf(stderr, "usage: mgcap-pcapcheck FILE --queues Q --count K [--sw-after NS] [--snaplen S]\n"
+	fprintf(stderr, "usage: mgcap-pcapcheck FILE... --queues Q --count K [--sw-after NS] [--snaplen S]\n"
 		"       [--vlan TCI] [--only-queue N] [--unmerged] [--frame-len L]\n");
 	return 2;
 }

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <stdlib.h>
+#include <string.h>
+
+#include "blockring.h"
+
+#define PAD_MARKER 0xFFFFFFFFU	/* no block type; "continue at the start" */
+
+int blockring_init(struct blockring *r, uint64_t size)
+{
+	memset(r, 0, sizeof(*r));
+	r->size = size & ~(uint64_t)3;
+	r->buf = malloc(r->size);
+	return r->buf ? 0 : -1;
+}
+
+void blockring_free(struct blockring *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+}
+
+uint8_t *blockring_reserve(struct blockring *r, uint32_t len)
+{
+	uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	uint64_t pos = r->head % r->size, room = r->size - pos, skip = len > room ? room : 0;
+
+	if (len > r->size || r->head - tail + skip + len > r->size) {
+		r->dropped++;
+		return NULL;
+	}
+	if (skip) {
+		uint32_t marker = PAD_MARKER;
+
+		memcpy(r->buf + pos, &marker, 4);
+	}
+	r->skip = skip;		/* published with the block, by commit */
+	return r->buf + (r->head + skip) % r->size;
+}
+
+void blockring_commit(struct blockring *r, uint32_t len)
+{
+	uint64_t head = r->head + r->skip + len;
+	uint64_t used = head - __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
+
+	if (used > r->high_water)
+		__atomic_store_n(&r->high_water, used, __ATOMIC_RELAXED);
+	r->skip = 0;
+	/* the block (and a pad marker before it) is complete before head moves */
+	__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
+}
+
+static size_t blocks_before_marker(const uint8_t *p, uint64_t len)
+{
+	uint64_t off = 0;
+
+	while (off < len) {
+		uint32_t type, block_len;
+
+		memcpy(&type, p + off, 4);
+		if (type == PAD_MARKER)
+			break;
+		memcpy(&block_len, p + off + 4, 4);
+		off += block_len;
+	}
+	return (size_t)off;
+}
+
+size_t blockring_peek(struct blockring *r, const uint8_t **data)
+{
+	uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+
+	for (;;) {
+		uint64_t pos = r->tail % r->size, end;
+		uint32_t type;
+
+		if (r->tail == head)
+			return 0;
+		memcpy(&type, r->buf + pos, 4);
+		if (type == PAD_MARKER) {
+			__atomic_store_n(&r->tail, r->tail + (r->size - pos), __ATOMIC_RELEASE);
+			continue;
+		}
+		/* complete blocks up to head or the end of the buffer; a pad marker stops it */
+		end = head - r->tail < r->size - pos ? head - r->tail : r->size - pos;
+		*data = r->buf + pos;
+		return blocks_before_marker(r->buf + pos, end);
+	}
+}
+
+void blockring_release(struct blockring *r, size_t len)
+{
+	__atomic_store_n(&r->tail, r->tail + len, __ATOMIC_RELEASE);
+}
+
+uint64_t blockring_fill(const struct blockring *r)
+{
+	return __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dump_output.h"
+
+void dump_output_file_name(char *buf, size_t len, const char *path, unsigned int index,
+			   int rotating)
+{
+	/* tcpdump -C: the first file has the plain name, then name1, name2... */
+	if (!rotating || index == 0)
+		snprintf(buf, len, "%s", path);
+	else
+		snprintf(buf, len, "%s%u", path, index);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* All of it, or -1; on failure the file is cut back to where it was. */
+static int write_all(struct dump_output *o, const uint8_t *p, size_t len)
+{
+	uint64_t before = o->file_bytes;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(o->fd, p + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? errno : ENOSPC;
+
+			snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(err));
+			if (ftruncate(o->fd, (off_t)before) == 0)
+				lseek(o->fd, (off_t)before, SEEK_SET);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	o->file_bytes += len;
+	return 0;
+}
+
+static int write_header(struct dump_output *o)
+{
+	uint8_t buf[512];
+	size_t i, n;
+
+	n = pcapng_shb(buf, sizeof(buf), "mgdump (mgcap)");
+	if (write_all(o, buf, n))
+		return -1;
+	for (i = 0; i < o->nifs; i++) {
+		n = pcapng_idb(buf, sizeof(buf), o->ifs[i].linktype, o->ifs[i].snaplen,
+			       o->ifs[i].name, o->ifs[i].description);
+		if (write_all(o, buf, n))
+			return -1;
+	}
+	return 0;
+}
+
+static int write_trailer(struct dump_output *o, const struct pcapng_if_stats *stats)
+{
+	uint8_t buf[256];
+	uint64_t now = now_ns();
+	size_t i, n;
+
+	for (i = 0; stats && i < o->nifs; i++) {
+		n = pcapng_isb(buf, sizeof(buf), (uint32_t)i, now, &stats[i]);
+		if (write_all(o, buf, n))
+			return -1;
+	}
+	return 0;
+}
+
+static int open_file(struct dump_output *o)
+{
+	int rotating = o->rotate_bytes != 0;
+
+	if (!strcmp(o->path, "-")) {
+		o->fd = STDOUT_FILENO;
+		snprintf(o->current, sizeof(o->current), "standard output");
+	} else {
+		dump_output_file_name(o->current, sizeof(o->current), o->path, o->index, rotating);
+		o->fd = open(o->current, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (o->fd < 0) {
+			snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(errno));
+			return -1;
+		}
+	}
+	o->file_bytes = 0;
+	if (write_header(o))
+		return -1;
+	o->header_bytes = o->file_bytes;
+	return 0;
+}
+
+int dump_output_open(struct dump_output *o)
+{
+	o->index = 0;
+	o->files_done = 0;
+	o->error[0] = '\0';
+	if (!strcmp(o->path, "-"))
+		o->rotate_bytes = 0;
+	return open_file(o);
+}
+
+static int close_file(struct dump_output *o, const struct pcapng_if_stats *stats)
+{
+	int ret = write_trailer(o, stats);
+
+	if (o->fd != STDOUT_FILENO && close(o->fd) && !ret) {
+		snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(errno));
+		ret = -1;
+	}
+	o->fd = -1;
+	return ret;
+}
+
+static int rotate(struct dump_output *o, const struct pcapng_if_stats *stats)
+{
+	if (close_file(o, stats))
+		return -1;
+	o->files_done++;
+	o->index++;
+	/* -W: a ring of files, the oldest overwritten */
+	if (o->keep && o->index >= o->keep)
+		o->index = 0;
+	return open_file(o);
+}
+
+static uint32_t block_len(const uint8_t *p)
+{
+	uint32_t len;
+
+	memcpy(&len, p + 4, 4);
+	return len;
+}
+
+int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len,
+		      const struct pcapng_if_stats *stats)
+{
+	while (len) {
+		size_t run = len;
+
+		if (o->rotate_bytes) {
+			/* as many whole blocks as fit; at least one per file */
+			run = 0;
+			while (run < len && (o->file_bytes + run + block_len(blocks + run) <=
+					     o->rotate_bytes || (run == 0 && o->file_bytes == o->header_bytes)))
+				run += block_len(blocks + run);
+			if (run == 0) {
+				if (rotate(o, stats))
+					return -1;
+				continue;
+			}
+		}
+		if (write_all(o, blocks, run))
+			return -1;
+		blocks += run;
+		len -= run;
+	}
+	return 0;
+}
+
+int dump_output_close(struct dump_output *o, const struct pcapng_if_stats *stats)
+{
+	if (o->fd < 0)
+		return 0;
+	return close_file(o, stats);
+}

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * mgdump: every packet of an mgcap device to pcapng, losing nothing a
+ * buffer can absorb.
+ *
+ *   mgdump -i DEV [-w FILE|-] [-C MB [-W N]] [-s SNAPLEN] [-c COUNT] [-G SECONDS]
+ *          [-B MB] [--cpus LIST] [--writer-cpu N] [--merged] [FILTER...]
+ *
+ * One reader thread per receive queue (libpcap source mgcap:DEV@N, or DEV
+ * itself for any other libpcap device) formats enhanced packet blocks into
+ * its own part of a large buffer; one writer thread writes them out.  A slow
+ * disk is absorbed by the buffer; beyond it, packets are dropped and counted
+ * apart from the ring's drops.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pcap/pcap.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+
+#include "blockring.h"
+#include "dump_output.h"
+#include "mgcap_source.h"
+#include "parse.h"
+#include "pcapng.h"
+
+#define MAX_READERS 64
+
+struct reader {
+	pthread_t thread;
+	pcap_t *pcap;
+	struct blockring ring;
+	uint32_t ifid;
+	int cpu;		/* -1: not pinned */
+	uint64_t captured;	/* blocks put in the buffer */
+	uint64_t written;	/* by the writer */
+	struct pcap_stat last;	/* for the statistics blocks */
+};
+
+static struct {
+	const char *dev, *path, *filter;
+	uint64_t rotate_bytes, buffer_bytes, count;
+	unsigned int keep, duration_s, snaplen;
+	int merged, writer_cpu, quiet;
+	int cpus[MAX_READERS], ncpus;
+} opt = { .path = NULL, .snaplen = 96, .buffer_bytes = 256ULL << 20, .writer_cpu = -1 };
+
+static struct reader readers[MAX_READERS];
+static struct dump_interface ifs[MAX_READERS];
+static size_t nreaders;
+static volatile sig_atomic_t stopping;
+static uint64_t start_ns;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
+{
+	struct reader *r = (struct reader *)user;
+	uint32_t len = (uint32_t)pcapng_epb_size(h->caplen);
+	uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ULL + (uint64_t)h->ts.tv_usec;
+	uint8_t *p = blockring_reserve(&r->ring, len);
+
+	if (!p)
+		return;		/* counted by the ring: a buffer drop */
+	pcapng_epb(p, len, r->ifid, ts, bytes, h->caplen, h->len);
+	blockring_commit(&r->ring, len);
+	r->captured++;
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+
+	pin(r->cpu);
+	while (!stopping) {
+		int n = pcap_dispatch(r->pcap, -1, on_packet, (u_char *)r);
+
+		if (n == PCAP_ERROR) {
+			fprintf(stderr, "mgdump: %s\n", pcap_geterr(r->pcap));
+			stopping = 1;
+		}
+	}
+	return NULL;
+}
+
+static void on_signal(int sig)
+{
+	size_t i;
+
+	(void)sig;
+	stopping = 1;
+	for (i = 0; i < nreaders; i++)
+		pcap_breakloop(readers[i].pcap);
+}
+
+/* Statistics for the closing blocks of a file: the counters as of now. */
+static void collect_stats(struct pcapng_if_stats *st)
+{
+	uint64_t now = now_ns();
+	size_t i;
+
+	for (i = 0; i < nreaders; i++) {
+		struct reader *r = &readers[i];
+
+		pcap_stats(r->pcap, &r->last);
+		st[i].start_ns = start_ns;
+		st[i].end_ns = now;
+		st[i].received = r->last.ps_recv;
+		st[i].if_dropped = r->last.ps_ifdrop;
+		st[i].os_dropped = r->last.ps_drop;
+		st[i].delivered = r->written;
+	}
+}
+
+static pcap_t *open_source(const char *name, char *err)
+{
+	pcap_t *p = pcap_create(name, err);
+	int status;
+
+	if (!p)
+		return NULL;
+	pcap_set_snaplen(p, (int)opt.snaplen);
+	pcap_set_timeout(p, 100);
+	pcap_set_promisc(p, 1);
+	pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
+	if (mgcap_source_is_ours(name))
+		pcap_set_tstamp_type(p, PCAP_TSTAMP_ADAPTER_UNSYNCED);
+	status = pcap_activate(p);
+	if (status < 0) {
+		snprintf(err, PCAP_ERRBUF_SIZE, "%s", pcap_geterr(p));
+		pcap_close(p);
+		return NULL;
+	}
+	if (status > 0)
+		fprintf(stderr, "mgdump: %s: %s\n", name, pcap_statustostr(status));
+	return p;
+}
+
+/*
+ * What to read: every queue of a captured mgcap device (mgcap:DEV@N each),
+ * or its merged stream (--merged: mgcap:DEV), or any other libpcap device.
+ */
+static size_t plan_sources(char sources[][IF_NAMESIZE + 16])
+{
+	struct mgcap_queue_node *nodes = NULL;
+	int n = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), &nodes), i;
+	size_t count = 0;
+
+	for (i = 0; i < n && count < MAX_READERS; i++) {
+		if (strcmp(nodes[i].ifname, opt.dev))
+			continue;
+		if (opt.merged) {
+			snprintf(sources[0], sizeof(sources[0]), "mgcap:%.15s", opt.dev);
+			snprintf(ifs[0].name, sizeof(ifs[0].name), "%.15s", opt.dev);
+			snprintf(ifs[0].description, sizeof(ifs[0].description),
+				 "mgcap:%.15s, every receive queue in stamp order", opt.dev);
+			count = 1;
+			break;
+		}
+		snprintf(sources[count], sizeof(sources[0]), "mgcap:%.15s@%u", opt.dev, nodes[i].queue);
+		snprintf(ifs[count].name, sizeof(ifs[0].name), "%.15s@%u", opt.dev, nodes[i].queue);
+		snprintf(ifs[count].description, sizeof(ifs[0].description),
+			 "mgcap:%.15s@%u, receive queue %u", opt.dev, nodes[i].queue, nodes[i].queue);
+		count++;
+	}
+	free(nodes);
+	if (!count) {
+		snprintf(sources[0], sizeof(sources[0]), "%.31s", opt.dev);
+		snprintf(ifs[0].name, sizeof(ifs[0].name), "%.31s", opt.dev);
+		ifs[0].description[0] = '\0';
+		count = 1;
+	}
+	return count;
+}
+
+static int open_readers(void)
+{
+	char sources[MAX_READERS][IF_NAMESIZE + 16], err[PCAP_ERRBUF_SIZE];
+	size_t i;
+
+	nreaders = plan_sources(sources);
+	for (i = 0; i < nreaders; i++) {
+		struct reader *r = &readers[i];
+		struct bpf_program prog;
+
+		r->pcap = open_source(sources[i], err);
+		if (!r->pcap) {
+			fprintf(stderr, "mgdump: %s\n", err);
+			return -1;
+		}
+		if (opt.filter) {
+			if (pcap_compile(r->pcap, &prog, opt.filter, 1, PCAP_NETMASK_UNKNOWN) ||
+			    pcap_setfilter(r->pcap, &prog)) {
+				fprintf(stderr, "mgdump: bad filter '%s': %s\n", opt.filter,
+					pcap_geterr(r->pcap));
+				return -1;
+			}
+			pcap_freecode(&prog);
+		}
+		ifs[i].linktype = (uint16_t)pcap_datalink(r->pcap);
+		ifs[i].snaplen = (uint32_t)pcap_snapshot(r->pcap);
+		r->ifid = (uint32_t)i;
+		r->cpu = opt.ncpus ? opt.cpus[i % (size_t)opt.ncpus] : -1;
+		if (blockring_init(&r->ring, opt.buffer_bytes / nreaders)) {
+			fprintf(stderr, "mgdump: cannot allocate %" PRIu64 " MiB of buffer\n",
+				opt.buffer_bytes >> 20);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t bytes, int final)
+{
+	uint64_t pkts = 0, ring_drops = 0, buf_drops = 0, fill = 0, hwm = 0, cap = 0;
+	size_t i;
+
+	for (i = 0; i < nreaders; i++) {
+		struct pcap_stat st;
+
+		if (pcap_stats(readers[i].pcap, &st) == 0)
+			ring_drops += st.ps_drop;
+		pkts += readers[i].written;
+		buf_drops += readers[i].ring.dropped;
+		fill += blockring_fill(&readers[i].ring);
+		hwm += readers[i].ring.high_water;
+		cap += readers[i].ring.size;
+	}
+	if (final)
+		fprintf(stderr, "mgdump: %" PRIu64 " packets written, %" PRIu64 " bytes; dropped: %"
+			PRIu64 " in the rings, %" PRIu64 " in the buffer; buffer high-water %" PRIu64
+			"%%\n", pkts, bytes, ring_drops, buf_drops, cap ? hwm * 100 / cap : 0);
+	else
+		fprintf(stderr, "\r%" PRIu64 " pkt/s %.1f MB/s drops ring %" PRIu64 " buffer %" PRIu64
+			" buffer %" PRIu64 "%% (high %" PRIu64 "%%)   ", pkts - *last_pkts,
+			(double)(bytes - *last_bytes) / 1e6, ring_drops, buf_drops,
+			cap ? fill * 100 / cap : 0, cap ? hwm * 100 / cap : 0);
+	*last_pkts = pkts;
+	*last_bytes = bytes;
+}
+
+/* The writer: drains every reader's buffer into the output. */
+static int write_loop(struct dump_output *out)
+{
+	struct pcapng_if_stats stats[MAX_READERS];
+	uint64_t total = 0, bytes = 0, last_pkts = 0, last_bytes = 0;
+	uint64_t next_status = now_ns() + 1000000000ULL, end = 0;
+	int tty = isatty(STDERR_FILENO) && !opt.quiet && strcmp(opt.path, "-");
+	int ret = 0;
+
+	if (opt.duration_s)
+		end = start_ns + (uint64_t)opt.duration_s * 1000000000ULL;
+	pin(opt.writer_cpu);
+	for (;;) {
+		int idle = 1, done = stopping;
+		size_t i;
+
+		for (i = 0; i < nreaders; i++) {
+			struct reader *r = &readers[i];
+			const uint8_t *data;
+			size_t n = blockring_peek(&r->ring, &data), take = 0, blocks = 0;
+
+			if (!n)
+				continue;
+			idle = 0;
+			while (take < n && (!opt.count || total + blocks < opt.count)) {
+				uint32_t len;
+
+				memcpy(&len, data + take + 4, 4);
+				take += len;
+				blocks++;
+			}
+			collect_stats(stats);
+			if (take && dump_output_write(out, data, take, stats)) {
+				fprintf(stderr, "mgdump: %s\n", out->error);
+				stopping = 1;
+				return -1;
+			}
+			blockring_release(&r->ring, take);
+			r->written += blocks;
+			total += blocks;
+			bytes += take;
+			if (opt.count && total >= opt.count)
+				stopping = done = 1;
+		}
+		if (tty && now_ns() >= next_status) {
+			status_line(&last_pkts, &last_bytes, bytes, 0);
+			next_status += 1000000000ULL;
+		}
+		if (end && now_ns() >= end)
+			stopping = 1;
+		if (done && idle)
+			break;
+		if (done && opt.count && total >= opt.count)
+			break;
+		if (idle)
+			usleep(1000);
+	}
+	if (tty)
+		fputc('\n', stderr);
+	if (!opt.quiet)
+		status_line(&last_pkts, &last_bytes, bytes, 1);
+	return ret;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: mgdump -i DEV [-w FILE|-] [-C MB [-W N]] [-s SNAPLEN] [-c COUNT] [-G SECONDS]\n"
+	      "              [-B MB] [--cpus LIST] [--writer-cpu N] [--merged] [-q] [FILTER...]\n", f);
+}
+
+static int parse_cpus(const char *s)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	uint32_t cpu;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (mgcap_parse_u32(tok, 0, CPU_SETSIZE - 1, &cpu) || opt.ncpus == MAX_READERS) {
+			free(copy);
+			return -1;
+		}
+		opt.cpus[opt.ncpus++] = (int)cpu;
+	}
+	free(copy);
+	return opt.ncpus ? 0 : -1;
+}
+
+static int parse_args(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "cpus", required_argument, NULL, 'P' },
+		{ "writer-cpu", required_argument, NULL, 'Q' },
+		{ "merged", no_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static char filter[4096];
+	uint32_t v;
+	uint64_t mb;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "i:w:C:W:s:c:G:B:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'i': opt.dev = optarg; break;
+		case 'w': opt.path = optarg; break;
+		case 'C':
+			if (mgcap_parse_u32(optarg, 1, 1000000, &v))
+				goto bad;
+			opt.rotate_bytes = (uint64_t)v * 1000000ULL;	/* tcpdump's -C unit */
+			break;
+		case 'W':
+			if (mgcap_parse_u32(optarg, 1, 100000, &opt.keep))
+				goto bad;
+			break;
+		case 's':
+			if (mgcap_parse_u32(optarg, 1, 262144, &opt.snaplen))
+				goto bad;
+			break;
+		case 'c':
+			if (mgcap_parse_u32(optarg, 1, UINT32_MAX, &v))
+				goto bad;
+			opt.count = v;
+			break;
+		case 'G':
+			if (mgcap_parse_u32(optarg, 1, 10000000, &opt.duration_s))
+				goto bad;
+			break;
+		case 'B':
+			if (mgcap_parse_size(optarg, &mb) || mb < 1 || mb > 65536)
+				goto bad;
+			opt.buffer_bytes = mb << 20;
+			break;
+		case 'P':
+			if (parse_cpus(optarg))
+				goto bad;
+			break;
+		case 'Q':
+			if (mgcap_parse_u32(optarg, 0, CPU_SETSIZE - 1, &v))
+				goto bad;
+			opt.writer_cpu = (int)v;
+			break;
+		case 'M': opt.merged = 1; break;
+		case 'q': opt.quiet = 1; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (!opt.dev || !opt.path) {
+		fprintf(stderr, "mgdump: %s\n", !opt.dev ? "no device (-i DEV)" : "no output (-w FILE or -w -)");
+		return -1;
+	}
+	if (opt.keep && !opt.rotate_bytes) {
+		fprintf(stderr, "mgdump: -W needs -C\n");
+		return -1;
+	}
+	filter[0] = '\0';
+	for (; optind < argc; optind++) {
+		if (strlen(filter) + strlen(argv[optind]) + 2 > sizeof(filter)) {
+			fprintf(stderr, "mgdump: filter too long\n");
+			return -1;
+		}
+		if (filter[0])
+			strcat(filter, " ");
+		strcat(filter, argv[optind]);
+	}
+	opt.filter = filter[0] ? filter : NULL;
+	return 0;
+bad:
+	fprintf(stderr, "mgdump: bad value '%s' for -%c\n", optarg, c);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct pcapng_if_stats stats[MAX_READERS];
+	struct dump_output out;
+	struct sigaction sa;
+	size_t i;
+	int ret;
+
+	if (parse_args(argc, argv))
+		return 2;
+	if (open_readers())
+		return 1;
+	memset(&out, 0, sizeof(out));
+	out.path = opt.path;
+	out.rotate_bytes = opt.rotate_bytes;
+	out.keep = opt.keep;
+	out.ifs = ifs;
+	out.nifs = nreaders;
+	if (dump_output_open(&out)) {
+		fprintf(stderr, "mgdump: %s\n", out.error);
+		return 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	start_ns = now_ns();
+	for (i = 0; i < nreaders; i++)
+		pthread_create(&readers[i].thread, NULL, reader_main, &readers[i]);
+	ret = write_loop(&out);
+	stopping = 1;
+	for (i = 0; i < nreaders; i++)
+		pcap_breakloop(readers[i].pcap);
+	for (i = 0; i < nreaders; i++)
+		pthread_join(readers[i].thread, NULL);
+	collect_stats(stats);
+	if (dump_output_close(&out, stats) && !ret) {
+		fprintf(stderr, "mgdump: %s\n", out.error);
+		ret = -1;
+	}
+	for (i = 0; i < nreaders; i++) {
+		pcap_close(readers[i].pcap);
+		blockring_free(&readers[i].ring);
+	}
+	return ret ? 1 : 0;
+}
