@@ -14,6 +14,7 @@ void register_merge_tests(void);
 void register_source_tests(void);
 void register_pcapng_tests(void);
 void register_blockring_tests(void);
+void register_erspan_tests(void);
 
 #define ADD_SUITE(suite_name, list) do {				\
 	CU_pSuite s_ = CU_add_suite(suite_name, NULL, NULL);		\

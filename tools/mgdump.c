@@ -4,7 +4,10 @@
  * buffer can absorb.
  *
  *   mgdump -i DEV [-w FILE|-] [-C MB [-W N]] [-s SNAPLEN] [-c COUNT] [-G SECONDS]
- *          [-B MB] [--cpus LIST] [--writer-cpu N] [--merged] [FILTER...]
+ *          [-B MB] [-d] [--cpus LIST] [--writer-cpu N] [--merged] [FILTER...]
+ *
+ * -d writes the frame an ERSPAN packet (types I, II, III) carries instead of
+ * the packet.
  *
  * One reader thread per receive queue (libpcap source mgcap:DEV@N, or DEV
  * itself for any other libpcap device) formats enhanced packet blocks into
@@ -28,6 +31,7 @@
 
 #include "blockring.h"
 #include "dump_output.h"
+#include "erspan.h"
 #include "mgcap_source.h"
 #include "parse.h"
 #include "pcapng.h"
@@ -49,7 +53,7 @@ static struct {
 	const char *dev, *path, *filter;
 	uint64_t rotate_bytes, buffer_bytes, count;
 	unsigned int keep, duration_s, snaplen;
-	int merged, writer_cpu, quiet;
+	int merged, writer_cpu, quiet, decap;
 	int cpus[MAX_READERS], ncpus;
 } opt = { .path = NULL, .snaplen = 96, .buffer_bytes = 256ULL << 20, .writer_cpu = -1 };
 
@@ -83,11 +87,23 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *b
 	struct reader *r = (struct reader *)user;
 	uint32_t len = (uint32_t)pcapng_epb_size(h->caplen);
 	uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ULL + (uint64_t)h->ts.tv_usec;
-	uint8_t *p = blockring_reserve(&r->ring, len);
+	uint32_t caplen = h->caplen, wirelen = h->len;
+	uint8_t *p;
 
+	if (opt.decap) {
+		int off = erspan_inner_offset(bytes, caplen);
+
+		if (off > 0) {
+			bytes += off;
+			caplen -= (uint32_t)off;
+			wirelen -= (uint32_t)off;
+			len = (uint32_t)pcapng_epb_size(caplen);
+		}
+	}
+	p = blockring_reserve(&r->ring, len);
 	if (!p)
 		return;		/* counted by the ring: a buffer drop */
-	pcapng_epb(p, len, r->ifid, ts, bytes, h->caplen, h->len);
+	pcapng_epb(p, len, r->ifid, ts, bytes, caplen, wirelen);
 	blockring_commit(&r->ring, len);
 	r->captured++;
 }
@@ -331,7 +347,15 @@ static int write_loop(struct dump_output *out)
 static void usage(FILE *f)
 {
 	fputs("usage: mgdump -i DEV [-w FILE|-] [-C MB [-W N]] [-s SNAPLEN] [-c COUNT] [-G SECONDS]\n"
-	      "              [-B MB] [--cpus LIST] [--writer-cpu N] [--merged] [-q] [FILTER...]\n", f);
+	      "              [-B MB] [-d] [--cpus LIST] [--writer-cpu N] [--merged] [-q] [FILTER...]\n"
+	      "  -w FILE|-   pcapng output (- for standard output)\n"
+	      "  -C MB -W N  a new file every MB million bytes (FILE, FILE1, ...), at most N kept\n"
+	      "  -s SNAPLEN  bytes kept of each packet (default 96)\n"
+	      "  -c / -G     stop after COUNT packets / SECONDS\n"
+	      "  -B MB       buffer between the readers and the writer (default 256)\n"
+	      "  -d          write the frame inside ERSPAN packets (types I, II, III)\n"
+	      "  --cpus LIST CPUs for the reader threads (one per queue, round robin)\n"
+	      "  --merged    one interface, every queue in time-stamp order\n", f);
 }
 
 static int parse_cpus(const char *s)
@@ -364,7 +388,7 @@ static int parse_args(int argc, char **argv)
 	uint64_t mb;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "i:w:C:W:s:c:G:B:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:w:C:W:s:c:G:B:dqh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'i': opt.dev = optarg; break;
 		case 'w': opt.path = optarg; break;
@@ -405,6 +429,7 @@ static int parse_args(int argc, char **argv)
 			opt.writer_cpu = (int)v;
 			break;
 		case 'M': opt.merged = 1; break;
+		case 'd': opt.decap = 1; break;
 		case 'q': opt.quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;

@@ -96,3 +96,85 @@ t_mgdump_bad_input() {
 		fi
 	done
 }
+
+t_mgdump_decapsulates_erspan() {
+	insmod "$KO" || return 1
+	# the kernel's own ERSPAN tunnels (types I, II, III) over a veth pair
+	ip netns add src && ip link add veth0 type veth peer name veth1 &&
+		ip link set veth0 netns src || return 1
+	# no IPv6 chatter from the tunnels: only our frames go through them
+	ip netns exec src sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1 || return 1
+	ip netns exec src ip addr add 192.0.2.1/24 dev veth0
+	ip netns exec src ip link set veth0 up
+	ip addr add 192.0.2.2/24 dev veth1 && ip link set veth1 up || return 1
+	ip netns exec src ip link add era type erspan seq key 1 local 192.0.2.1 remote 192.0.2.2 \
+		erspan_ver 1 erspan 100 || return 1
+	ip netns exec src ip link add erb type erspan seq key 2 local 192.0.2.1 remote 192.0.2.2 \
+		erspan_ver 2 erspan_dir ingress erspan_hwid 7 || return 1
+	ip netns exec src ip link set era up && ip netns exec src ip link set erb up || return 1
+	$MGCAP start veth1 >/dev/null || return 1
+	timeout 60 $MGDUMP -i veth1 -d -s 262144 -w "$TMP/out.pcapng" -c 40 -q 'ip proto gre' &
+	dump=$!
+	sleep 1
+	# 20 frames into each tunnel: an inner Ethernet frame with a marker payload
+	for t in era erb; do
+		ip netns exec src python3 -c "
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(('$t', 0))
+frame = bytes.fromhex('020000000001020000000002') + b'\x88\xb5' + b'mgcap-erspan-$t'.ljust(50, b'.')
+for i in range(20):
+    s.send(frame)
+" || return 1
+	done
+	wait $dump || return 1
+	tshark -r "$TMP/out.pcapng" -T fields -e eth.type -e frame.len 2>/dev/null | sort | uniq -c >"$TMP/inner"
+	cat "$TMP/inner"
+	# the file holds the inner frames: ethertype 0x88b5, 64 bytes
+	grep -q "^ *40 0x88b5	64$" "$TMP/inner" || bad "not 40 inner frames"
+	strings "$TMP/out.pcapng" | grep -c "mgcap-erspan-erb" | grep -q '^20$' || bad "type II frames"
+}
+
+t_mgdump_buffer_absorbs_a_stalled_writer() {
+	setup 1 && $MGCAP start mgt0 ring-size 64M >/dev/null || return 1
+	# stdout into a pipe nobody reads for a while: the writer stalls
+	(timeout 120 $MGDUMP -i mgt0 -B 1 -w - 2>"$TMP/d" | (sleep 8; cat >"$TMP/out.pcapng")) &
+	pipeline=$!
+	sleep 2
+	echo "0 20000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_idle mgt0 || return 1
+	sleep 10
+	pkill -INT -f tools/mgdump
+	wait $pipeline
+	cat "$TMP/d"
+	written=$(sed -n 's/.* \([0-9]*\) packets written.*/\1/p' "$TMP/d")
+	bufdrop=$(sed -n 's/.*, \([0-9]*\) in the buffer.*/\1/p' "$TMP/d")
+	ringdrop=$(sed -n 's/.*dropped: \([0-9]*\) in the rings.*/\1/p' "$TMP/d")
+	infile=$(capinfos -c "$TMP/out.pcapng" | awk '/Number of packets/ {print $NF}')
+	say "written $written (file $infile), buffer drops $bufdrop, ring drops $ringdrop"
+	[ "$infile" = "$written" ] || bad "the file holds $infile, mgdump says $written"
+	[ "$bufdrop" -gt 0 ] || bad "a 1 MiB buffer absorbed 20000 frames?"
+	[ $((written + bufdrop + ringdrop)) -eq 20000 ] || bad "written + dropped != 20000"
+	# what was kept is the first frames, unbroken
+	$PCAPCHECK "$TMP/out.pcapng" --queues 1 --count "$written" --snaplen 96 --unmerged
+}
+
+t_mgdump_disk_full_keeps_a_valid_file() {
+	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
+	mkdir "$TMP/small" && mount -t tmpfs -o size=256k tmpfs "$TMP/small" || return 1
+	timeout 60 $MGDUMP -i mgt0 -w "$TMP/small/out.pcapng" >"$TMP/d" 2>&1 &
+	dump=$!
+	sleep 1
+	echo "0 10000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $dump
+	st=$?
+	cat "$TMP/d"
+	[ $st -ne 0 ] || bad "mgdump exited 0 on a full disk"
+	grep -q "No space left on device" "$TMP/d" || bad "no clear error"
+	capinfos "$TMP/small/out.pcapng" >/dev/null || bad "the file is not valid"
+	n=$(capinfos -c "$TMP/small/out.pcapng" | awk '/Number of packets/ {print $NF}')
+	say "$n packets in the 256 KiB file"
+	$PCAPCHECK "$TMP/small/out.pcapng" --queues 1 --count "$n" --snaplen 96 --unmerged
+	umount "$TMP/small"
+}
