@@ -178,3 +178,20 @@ t_mgdump_disk_full_keeps_a_valid_file() {
 	$PCAPCHECK "$TMP/small/out.pcapng" --queues 1 --count "$n" --snaplen 96 --unmerged
 	umount "$TMP/small"
 }
+
+t_mgdump_on_any_libpcap_device() {
+	ip link set lo up
+	timeout 60 $MGDUMP -i lo -w "$TMP/lo.pcapng" -c 100 -q 'udp dst port 9' &
+	dump=$!
+	sleep 1
+	python3 -c "
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(100):
+    s.sendto(b'mgdump-lo-%03d' % i, ('127.0.0.1', 9))
+"
+	wait $dump || return 1
+	n=$(tshark -r "$TMP/lo.pcapng" -T fields -e udp.dstport 2>/dev/null | grep -c '^9$')
+	[ "$n" = 100 ] || bad "$n of 100 datagrams on lo"
+	capinfos "$TMP/lo.pcapng" | grep -q "Name = lo" || bad "interface not named lo"
+}
