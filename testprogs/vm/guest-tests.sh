@@ -92,6 +92,7 @@ for R_t in $R_tests; do
 	R_start=$(date +%s)
 	if $R_t >"$TMP/log" 2>&1; then
 		echo "ok $R_n - ${R_t#t_} ($(($(date +%s) - R_start)) s)"
+		grep -E '^    [^ ]' "$TMP/log"	# what the test measured (say)
 		R_passed=$((R_passed + 1))
 	else
 		echo "not ok $R_n - ${R_t#t_}"
