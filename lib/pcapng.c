@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#include <stdio.h>
 #include <string.h>
 
 #include "pcapng.h"
 
 #define OPT_ENDOFOPT		0
+#define OPT_COMMENT		1
 #define OPT_SHB_USERAPPL	4
 #define OPT_IF_NAME		2
 #define OPT_IF_DESCRIPTION	3
@@ -141,7 +143,10 @@ size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
 size_t pcapng_isb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
 		  const struct pcapng_if_stats *st)
 {
-	size_t need = 20 + 6 * opt_size(8) + 4;
+	char comment[64];
+	size_t clen = (size_t)snprintf(comment, sizeof(comment), "buffer drops: %llu",
+				       (unsigned long long)st->buffer_dropped);
+	size_t need = 20 + 6 * opt_size(8) + opt_size(clen) + 4;	/* <= PCAPNG_ISB_MAX */
 	uint8_t *p = buf;
 
 	if (cap < need)
@@ -156,5 +161,6 @@ size_t pcapng_isb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
 	p = put_u64_opt(p, OPT_ISB_IFDROP, st->if_dropped);
 	p = put_u64_opt(p, OPT_ISB_OSDROP, st->os_dropped);
 	p = put_u64_opt(p, OPT_ISB_USRDELIV, st->delivered);
+	p = put_opt(p, OPT_COMMENT, comment, clen);
 	return finish(buf, p, 1);
 }

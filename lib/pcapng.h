@@ -39,7 +39,12 @@ struct pcapng_if_stats {
 	uint64_t if_dropped;		/* isb_ifdrop: lost before the capture (ring full, NIC) */
 	uint64_t os_dropped;		/* isb_osdrop: lost inside this program (buffer full) */
 	uint64_t delivered;		/* isb_usrdeliv: written to the file */
+	uint64_t buffer_dropped;	/* the writer's own losses: in a comment, as the
+					 * format has no field for them */
 };
+
+/* The most bytes pcapng_isb() writes. */
+#define PCAPNG_ISB_MAX	(20 + 6 * 12 + 4 + 64 + 4)
 
 /* The statistics block of interface @ifid at @ts_ns. */
 size_t pcapng_isb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,

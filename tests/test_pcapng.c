@@ -40,7 +40,7 @@ static int walk_blocks(const uint8_t *p, size_t len, uint32_t *types, int max)
 static size_t sample_file(size_t *npkts)
 {
 	uint8_t data[64];
-	struct pcapng_if_stats st = { 1, 2, 10, 3, 4, 5 };
+	struct pcapng_if_stats st = { 1, 2, 10, 3, 4, 5, 6 };
 	size_t off = 0;
 	uint32_t i;
 

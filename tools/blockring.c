@@ -26,7 +26,8 @@ uint8_t *blockring_reserve(struct blockring *r, uint32_t len)
 	uint64_t pos = r->head % r->size, room = r->size - pos, skip = len > room ? room : 0;
 
 	if (len > r->size || r->head - tail + skip + len > r->size) {
-		r->dropped++;
+		/* the writer thread reads it for the status line and statistics */
+		__atomic_store_n(&r->dropped, r->dropped + 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
 	if (skip) {

@@ -9,13 +9,21 @@
 #include "dump_output.h"
 
 void dump_output_file_name(char *buf, size_t len, const char *path, unsigned int index,
-			   int rotating)
+			   int rotating, unsigned int keep)
 {
-	/* tcpdump -C: the first file has the plain name, then name1, name2... */
-	if (!rotating || index == 0)
+	/*
+	 * As tcpdump: -C alone names the files name, name1, name2...; with -W
+	 * they are name0 .. name(W-1), zero-padded to the width of W.
+	 */
+	if (rotating && keep) {
+		int width = snprintf(NULL, 0, "%u", keep - 1);
+
+		snprintf(buf, len, "%s%0*u", path, width, index);
+	} else if (!rotating || index == 0) {
 		snprintf(buf, len, "%s", path);
-	else
+	} else {
 		snprintf(buf, len, "%s%u", path, index);
+	}
 }
 
 static uint64_t now_ns(void)
@@ -90,7 +98,8 @@ static int open_file(struct dump_output *o)
 		o->fd = STDOUT_FILENO;
 		snprintf(o->current, sizeof(o->current), "standard output");
 	} else {
-		dump_output_file_name(o->current, sizeof(o->current), o->path, o->index, rotating);
+		dump_output_file_name(o->current, sizeof(o->current), o->path, o->index, rotating,
+				      o->keep);
 		o->fd = open(o->current, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (o->fd < 0) {
 			snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(errno));
@@ -153,10 +162,12 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len,
 		size_t run = len;
 
 		if (o->rotate_bytes) {
-			/* as many whole blocks as fit; at least one per file */
+			/* whole blocks that fit with the closing statistics; one at least */
+			uint64_t limit = o->rotate_bytes - o->nifs * PCAPNG_ISB_MAX;
+
 			run = 0;
-			while (run < len && (o->file_bytes + run + block_len(blocks + run) <=
-					     o->rotate_bytes || (run == 0 && o->file_bytes == o->header_bytes)))
+			while (run < len && (o->file_bytes + run + block_len(blocks + run) <= limit ||
+					     (run == 0 && o->file_bytes == o->header_bytes)))
 				run += block_len(blocks + run);
 			if (run == 0) {
 				if (rotate(o, stats))

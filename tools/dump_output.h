@@ -50,8 +50,8 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len,
 /* Writes the closing statistics blocks and closes; 0, or -1 with error set. */
 int dump_output_close(struct dump_output *o, const struct pcapng_if_stats *stats);
 
-/* The name of rotation file @index ("cap" -> "cap0", "cap1", ... as tcpdump -C). */
+/* The name of file @index, as tcpdump -C / -W name them. */
 void dump_output_file_name(char *buf, size_t len, const char *path, unsigned int index,
-			   int rotating);
+			   int rotating, unsigned int keep);
 
 #endif /* MGDUMP_OUTPUT_H */

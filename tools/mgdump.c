@@ -150,6 +150,7 @@ static void collect_stats(struct pcapng_if_stats *st)
 		st[i].if_dropped = r->last.ps_ifdrop;
 		st[i].os_dropped = r->last.ps_drop;
 		st[i].delivered = r->written;
+		st[i].buffer_dropped = __atomic_load_n(&r->ring.dropped, __ATOMIC_RELAXED);
 	}
 }
 
@@ -262,9 +263,9 @@ static void status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t byte
 		if (pcap_stats(readers[i].pcap, &st) == 0)
 			ring_drops += st.ps_drop;
 		pkts += readers[i].written;
-		buf_drops += readers[i].ring.dropped;
+		buf_drops += __atomic_load_n(&readers[i].ring.dropped, __ATOMIC_RELAXED);
 		fill += blockring_fill(&readers[i].ring);
-		hwm += readers[i].ring.high_water;
+		hwm += __atomic_load_n(&readers[i].ring.high_water, __ATOMIC_RELAXED);
 		cap += readers[i].ring.size;
 	}
 	if (final)
