@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,18 +77,28 @@ static int write_header(struct dump_output *o)
 	return 0;
 }
 
-static int write_trailer(struct dump_output *o, const struct pcapng_if_stats *stats)
+static int write_trailer(struct dump_output *o)
 {
-	uint8_t buf[256];
+	struct pcapng_if_stats *stats;
+	uint8_t buf[PCAPNG_ISB_MAX];
 	uint64_t now = now_ns();
 	size_t i, n;
+	int ret = 0;
 
-	for (i = 0; stats && i < o->nifs; i++) {
-		n = pcapng_isb(buf, sizeof(buf), (uint32_t)i, now, &stats[i]);
-		if (write_all(o, buf, n))
-			return -1;
+	if (!o->collect_stats || !o->nifs)
+		return 0;
+	stats = calloc(o->nifs, sizeof(*stats));
+	if (!stats) {
+		snprintf(o->error, sizeof(o->error), "out of memory");
+		return -1;
 	}
-	return 0;
+	o->collect_stats(stats, o->nifs, o->collect_arg);
+	for (i = 0; i < o->nifs && !ret; i++) {
+		n = pcapng_isb(buf, sizeof(buf), (uint32_t)i, now, &stats[i]);
+		ret = write_all(o, buf, n);
+	}
+	free(stats);
+	return ret;
 }
 
 static int open_file(struct dump_output *o)
@@ -123,9 +134,9 @@ int dump_output_open(struct dump_output *o)
 	return open_file(o);
 }
 
-static int close_file(struct dump_output *o, const struct pcapng_if_stats *stats)
+static int close_file(struct dump_output *o)
 {
-	int ret = write_trailer(o, stats);
+	int ret = write_trailer(o);
 
 	if (o->fd != STDOUT_FILENO && close(o->fd) && !ret) {
 		snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(errno));
@@ -135,9 +146,9 @@ static int close_file(struct dump_output *o, const struct pcapng_if_stats *stats
 	return ret;
 }
 
-static int rotate(struct dump_output *o, const struct pcapng_if_stats *stats)
+static int rotate(struct dump_output *o)
 {
-	if (close_file(o, stats))
+	if (close_file(o))
 		return -1;
 	o->files_done++;
 	o->index++;
@@ -155,8 +166,7 @@ static uint32_t block_len(const uint8_t *p)
 	return len;
 }
 
-int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len,
-		      const struct pcapng_if_stats *stats)
+int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 {
 	while (len) {
 		size_t run = len;
@@ -170,7 +180,7 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len,
 					     (run == 0 && o->file_bytes == o->header_bytes)))
 				run += block_len(blocks + run);
 			if (run == 0) {
-				if (rotate(o, stats))
+				if (rotate(o))
 					return -1;
 				continue;
 			}
@@ -183,9 +193,9 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len,
 	return 0;
 }
 
-int dump_output_close(struct dump_output *o, const struct pcapng_if_stats *stats)
+int dump_output_close(struct dump_output *o)
 {
 	if (o->fd < 0)
 		return 0;
-	return close_file(o, stats);
+	return close_file(o);
 }

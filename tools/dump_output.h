@@ -27,6 +27,9 @@ struct dump_output {
 	unsigned int keep;		/* files kept when rotating (tcpdump's -W); 0: all */
 	const struct dump_interface *ifs;
 	size_t nifs;
+	/* the counters for a file's closing statistics blocks (NULL: none) */
+	void (*collect_stats)(struct pcapng_if_stats *stats, size_t n, void *arg);
+	void *collect_arg;
 	int fd;
 	unsigned int index;		/* rotation: the file being written */
 	uint64_t file_bytes;
@@ -41,14 +44,12 @@ int dump_output_open(struct dump_output *o);
 
 /*
  * Writes @len bytes of whole blocks, rotating between blocks when the file
- * would exceed rotate_bytes; @stats (one per interface) go into the closing
- * blocks of a rotated file.  0, or -1 with error set.
+ * would exceed rotate_bytes.  0, or -1 with error set.
  */
-int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len,
-		      const struct pcapng_if_stats *stats);
+int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len);
 
 /* Writes the closing statistics blocks and closes; 0, or -1 with error set. */
-int dump_output_close(struct dump_output *o, const struct pcapng_if_stats *stats);
+int dump_output_close(struct dump_output *o);
 
 /* The name of file @index, as tcpdump -C / -W name them. */
 void dump_output_file_name(char *buf, size_t len, const char *path, unsigned int index,

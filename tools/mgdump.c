@@ -135,12 +135,13 @@ static void on_signal(int sig)
 }
 
 /* Statistics for the closing blocks of a file: the counters as of now. */
-static void collect_stats(struct pcapng_if_stats *st)
+static void collect_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 {
 	uint64_t now = now_ns();
 	size_t i;
 
-	for (i = 0; i < nreaders; i++) {
+	(void)arg;
+	for (i = 0; i < n && i < nreaders; i++) {
 		struct reader *r = &readers[i];
 
 		pcap_stats(r->pcap, &r->last);
@@ -284,7 +285,6 @@ static void status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t byte
 /* The writer: drains every reader's buffer into the output. */
 static int write_loop(struct dump_output *out)
 {
-	struct pcapng_if_stats stats[MAX_READERS];
 	uint64_t total = 0, bytes = 0, last_pkts = 0, last_bytes = 0;
 	uint64_t next_status = now_ns() + 1000000000ULL, end = 0;
 	int tty = isatty(STDERR_FILENO) && !opt.quiet && strcmp(opt.path, "-");
@@ -312,8 +312,7 @@ static int write_loop(struct dump_output *out)
 				take += len;
 				blocks++;
 			}
-			collect_stats(stats);
-			if (take && dump_output_write(out, data, take, stats)) {
+			if (take && dump_output_write(out, data, take)) {
 				fprintf(stderr, "mgdump: %s\n", out->error);
 				stopping = 1;
 				return -1;
@@ -463,7 +462,6 @@ bad:
 
 int main(int argc, char **argv)
 {
-	struct pcapng_if_stats stats[MAX_READERS];
 	struct dump_output out;
 	struct sigaction sa;
 	size_t i;
@@ -479,6 +477,7 @@ int main(int argc, char **argv)
 	out.keep = opt.keep;
 	out.ifs = ifs;
 	out.nifs = nreaders;
+	out.collect_stats = collect_stats;
 	if (dump_output_open(&out)) {
 		fprintf(stderr, "mgdump: %s\n", out.error);
 		return 1;
@@ -498,8 +497,7 @@ int main(int argc, char **argv)
 		pcap_breakloop(readers[i].pcap);
 	for (i = 0; i < nreaders; i++)
 		pthread_join(readers[i].thread, NULL);
-	collect_stats(stats);
-	if (dump_output_close(&out, stats) && !ret) {
+	if (dump_output_close(&out) && !ret) {
 		fprintf(stderr, "mgdump: %s\n", out.error);
 		ret = -1;
 	}
