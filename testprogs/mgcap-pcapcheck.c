@@ -82,7 +82,7 @@ next_file:
 		fail("link type %d, expected Ethernet", pcap_datalink(p));
 
 	while ((c = pcap_next_ex(p, &h, &data)) == 1) {
-		uint8_t frame[MGT_FRAME_MAX], wire[MGT_FRAME_MAX + 4];
+		uint8_t wire[MGT_FRAME_MAX + 4];
 		unsigned int off = vlan ? 4 : 0, i, wirelen = frame_len + off, caplen;
 		uint64_t seq = 0, ts = (uint64_t)h->ts.tv_sec * 1000000000ULL + (uint64_t)h->ts.tv_usec;
 
@@ -102,17 +102,7 @@ next_file:
 		next_seq[q] = seq + 1;
 		seen[q]++;
 
-		mgt_build_frame(frame, frame_len, 0, q, seq, 1);
-		if (vlan) {
-			memcpy(wire, frame, 12);
-			wire[12] = 0x81;
-			wire[13] = 0;
-			wire[14] = vlan >> 8;
-			wire[15] = vlan & 0xff;
-			memcpy(wire + 16, frame + 12, frame_len - 12);
-		} else {
-			memcpy(wire, frame, frame_len);
-		}
+		mgt_build_wire_frame(wire, frame_len, 0, q, seq, 1, (__u16)vlan);
 		caplen = wirelen < snaplen ? wirelen : snaplen;
 		if (h->len != wirelen || h->caplen != caplen)
 			fail("queue %u seq %" PRIu64 ": len %u caplen %u, expected %u %u", q, seq,

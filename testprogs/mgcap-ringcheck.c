@@ -114,9 +114,9 @@ static void write_sysfs(const char *dev, const char *file, const char *fmt, ...)
 static void check_record(const struct opts *o, struct queue_state *qs, unsigned int q,
 			 const struct mgcap_rec *rec, uint64_t t_start)
 {
-	uint8_t frame[MGT_FRAME_MAX], wire[MGT_FRAME_MAX + 4];
+	uint8_t wire[MGT_FRAME_MAX + 4];
 	uint64_t seq = qs->next_seq;
-	uint32_t wirelen = o->frame_len, caplen;
+	uint32_t wirelen, caplen;
 
 	if (o->unordered) {
 		unsigned int off = (o->vlan_tci ? 4 : 0) + MGT_HDR_LEN, i;
@@ -130,18 +130,8 @@ static void check_record(const struct opts *o, struct queue_state *qs, unsigned 
 		if (qs->seen_map[seq - qs->first_seq]++)
 			fail("queue %u: frame seq %" PRIu64 " captured twice", q, seq);
 	}
-	mgt_build_frame(frame, o->frame_len, o->dev_index, q, seq, o->flows);
-	if (o->vlan_tci) {
-		memcpy(wire, frame, 12);
-		wire[12] = 0x81;
-		wire[13] = 0x00;
-		wire[14] = o->vlan_tci >> 8;
-		wire[15] = o->vlan_tci & 0xff;
-		memcpy(wire + 16, frame + 12, o->frame_len - 12);
-		wirelen += 4;
-	} else {
-		memcpy(wire, frame, o->frame_len);
-	}
+	wirelen = mgt_build_wire_frame(wire, o->frame_len, o->dev_index, q, seq, o->flows,
+				       (__u16)o->vlan_tci);
 	caplen = wirelen < o->snaplen ? wirelen : o->snaplen;
 
 	if (rec->queue != q)

@@ -51,12 +51,26 @@ static void test_stamps(void)
 	CU_ASSERT_EQUAL(mgt_hwtstamp(2, 5) - mgt_hwtstamp(2, 4), MGT_TS_STEP_NS);
 }
 
+static void test_wire_frame_with_tag(void)
+{
+	uint8_t plain[MGT_FRAME_MAX], wire[MGT_FRAME_MAX + 4];
+
+	mgt_build_frame(plain, 100, 0, 1, 9, 1);
+	CU_ASSERT_EQUAL(mgt_build_wire_frame(wire, 100, 0, 1, 9, 1, 0), 100);
+	CU_ASSERT_EQUAL(memcmp(wire, plain, 100), 0);
+	CU_ASSERT_EQUAL(mgt_build_wire_frame(wire, 100, 0, 1, 9, 1, 0x2064), 104);
+	CU_ASSERT_EQUAL(memcmp(wire, plain, 12), 0);
+	CU_ASSERT(wire[12] == 0x81 && wire[13] == 0x00 && wire[14] == 0x20 && wire[15] == 0x64);
+	CU_ASSERT_EQUAL(memcmp(wire + 16, plain + 12, 88), 0);
+}
+
 void register_frame_tests(void)
 {
 	static const struct unit_test tests[] = {
 		{ "headers", test_headers },
 		{ "frames differ", test_frames_differ },
 		{ "stamps", test_stamps },
+		{ "wire frame with a re-inserted tag", test_wire_frame_with_tag },
 	};
 
 	ADD_SUITE("mgtestnic frames", tests);

@@ -109,4 +109,27 @@ static inline void mgt_build_frame(__u8 *f, __u32 len, __u32 dev_index, __u16 qu
 		f[i] = mgt_pattern(queue, seq, i);
 }
 
+/*
+ * The frame as a capture shows it: with @vlan_tci nonzero, the tag the
+ * driver offloads is back after the addresses, as mgcap re-inserts it.
+ * @wire holds MGT_FRAME_MAX + 4 bytes.  Returns the wire length.
+ */
+static inline __u32 mgt_build_wire_frame(__u8 *wire, __u32 len, __u32 dev_index, __u16 queue,
+					 __u64 seq, __u32 flows, __u16 vlan_tci)
+{
+	__u32 i;
+
+	if (!vlan_tci) {
+		mgt_build_frame(wire, len, dev_index, queue, seq, flows);
+		return len;
+	}
+	/* build 4 bytes in, then move the addresses forward over the gap */
+	mgt_build_frame(wire + 4, len, dev_index, queue, seq, flows);
+	for (i = 0; i < 12; i++)
+		wire[i] = wire[i + 4];
+	mgt_put16(wire + 12, 0x8100);
+	mgt_put16(wire + 14, vlan_tci);
+	return len + 4;
+}
+
 #endif /* MGTESTNIC_FRAME_H */
