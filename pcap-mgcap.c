@@ -51,6 +51,7 @@ struct pcap_mgcap {
 	int promisc_fd;		/* holds PACKET_MR_PROMISC; the kernel undoes it on close */
 	int nonblock;
 	int nano;		/* nanosecond precision */
+	uint32_t snaplen;	/* p->snapshot, as records compare with it */
 	int hwts_restore;	/* put hwts_saved back at close */
 	struct hwtstamp_config hwts_saved;
 };
@@ -73,21 +74,95 @@ static int all_detached(const struct pcap_mgcap *pm)
 	return 1;
 }
 
-/* Hands one record to the callback, filtered; 1 if it was delivered. */
-static int deliver(pcap_t *p, const struct mgcap_rec *rec, pcap_handler cb, u_char *user)
-{
-	struct pcap_mgcap *pm = p->priv;
-	struct pcap_pkthdr h;
-	uint64_t ns = rec->tstamp_ns;
+/* The second a stamp falls in, remembered: stamps mostly share it with the last one. */
+struct stamp_second {
+	uint64_t start_ns;
+	uint64_t sec;
+};
 
-	h.caplen = rec->caplen < (uint32_t)p->snapshot ? rec->caplen : (uint32_t)p->snapshot;
+/*
+ * Hands one record to the callback, filtered; 1 if it was delivered.  Once
+ * per packet, so inlined into the read loops, with @snaplen and @nano (what
+ * activate() set) held in registers there.
+ */
+static inline __attribute__((always_inline))
+int deliver(pcap_t *p, const struct mgcap_rec *rec, uint32_t snaplen, int nano,
+	    struct stamp_second *second, pcap_handler cb, u_char *user)
+{
+	struct pcap_pkthdr h;
+	uint32_t frac;
+
+	if (rec->tstamp_ns - second->start_ns >= 1000000000ULL) {
+		second->sec = rec->tstamp_ns / 1000000000ULL;
+		second->start_ns = second->sec * 1000000000ULL;
+	}
+	frac = (uint32_t)(rec->tstamp_ns - second->start_ns);
+	/* the kernel cuts at the snaplen set; a record taken just before may not be */
+	h.caplen = rec->caplen <= snaplen ? rec->caplen : snaplen;
 	h.len = rec->wirelen;
-	h.ts.tv_sec = (time_t)(ns / 1000000000ULL);
-	h.ts.tv_usec = (suseconds_t)(pm->nano ? ns % 1000000000ULL : ns % 1000000000ULL / 1000);
+	h.ts.tv_sec = (time_t)second->sec;
+	h.ts.tv_usec = (suseconds_t)(nano ? frac : frac / 1000);
+	/* looked up each time: the callback may replace (and free) the filter */
 	if (p->fcode.bf_insns && !pcap_filter(p->fcode.bf_insns, rec->data, h.len, h.caplen))
 		return 0;
 	cb(user, &h, rec->data);
 	return 1;
+}
+
+/*
+ * One queue has no order to keep: its records go straight from the ring
+ * (the hot path, see BENCHMARKS.md).  The reader is worked on in a local
+ * copy that the callback cannot reach, so it stays in registers.
+ */
+static inline __attribute__((always_inline))
+int deliver_one_queue(pcap_t *p, int max, int nano, pcap_handler cb, u_char *user)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct mgcap_reader r = pm->queues[0].r;
+	const uint32_t snaplen = pm->snaplen;
+	struct stamp_second second = { 0, 0 };
+	const struct mgcap_rec *rec;
+	int left = max;
+
+	while ((rec = mgcap_reader_next(&r)) != NULL) {
+		left -= deliver(p, rec, snaplen, nano, &second, cb, user);
+		if (p->break_loop || !left)
+			break;
+	}
+	pm->queues[0].r.tail = r.tail;
+	pm->queues[0].r.head = r.head;
+	return max - left;
+}
+
+/* one loop for each precision, each with the registers to itself */
+static __attribute__((noinline))
+int deliver_one_queue_nsec(pcap_t *p, int max, pcap_handler cb, u_char *user)
+{
+	return deliver_one_queue(p, max, 1, cb, user);
+}
+
+static __attribute__((noinline))
+int deliver_one_queue_usec(pcap_t *p, int max, pcap_handler cb, u_char *user)
+{
+	return deliver_one_queue(p, max, 0, cb, user);
+}
+
+/* Up to @max records of several queues in stamp order; *@wait_ns as mgcap_merge_next(). */
+static int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *wait_ns,
+			  pcap_handler cb, u_char *user)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct stamp_second second = { 0, 0 };
+	const struct mgcap_rec *rec;
+	size_t q;
+	int n = 0;
+
+	while (n < max && (rec = mgcap_merge_next(&pm->merge, now, &q, wait_ns)) != NULL) {
+		n += deliver(p, rec, pm->snaplen, pm->nano, &second, cb, user);
+		if (p->break_loop)
+			break;
+	}
+	return n;
 }
 
 static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
@@ -104,22 +179,20 @@ static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 		deadline = monotonic_ns() + (uint64_t)p->opt.timeout * 1000000ULL;
 
 	for (;;) {
-		const struct mgcap_rec *rec;
 		struct epoll_event ev[4];
 		uint64_t now = monotonic_ns(), wait_ns = 0;
 		int timeout_ms, i, ready;
-		size_t q;
 
 		if (p->break_loop) {
 			p->break_loop = 0;
 			return n ? n : PCAP_ERROR_BREAK;
 		}
-		while (n < max &&
-		       (rec = mgcap_merge_next(&pm->merge, now, &q, &wait_ns)) != NULL) {
-			n += deliver(p, rec, cb, user);
-			if (p->break_loop)
-				break;
-		}
+		if (pm->merge.n == 1 && pm->nano)
+			n = deliver_one_queue_nsec(p, max, cb, user);
+		else if (pm->merge.n == 1)
+			n = deliver_one_queue_usec(p, max, cb, user);
+		else
+			n = deliver_merged(p, max, now, &wait_ns, cb, user);
 		if (n)
 			return n;
 		if (p->break_loop)
@@ -432,6 +505,7 @@ static int activate(pcap_t *p)
 	if (p->snapshot <= 0 || p->snapshot > MAXIMUM_SNAPLEN)
 		p->snapshot = MAXIMUM_SNAPLEN;
 	pm->nano = p->opt.tstamp_precision == PCAP_TSTAMP_PRECISION_NANO;
+	pm->snaplen = (uint32_t)p->snapshot;
 
 	status = open_queues(p);
 	if (status)

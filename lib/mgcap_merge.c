@@ -96,7 +96,15 @@ void mgcap_merge_release(struct mgcap_merge *m)
 {
 	size_t i;
 
-	/* up to the last record handed out: one looked at but not handed out stays */
-	for (i = 0; i < m->n; i++)
-		__atomic_store_n(&m->q[i].r.ctrl->consumer, m->q[i].done, __ATOMIC_RELEASE);
+	/*
+	 * Up to the last record handed out: one looked at but not handed out
+	 * stays.  Without one, everything the reader passed was handed out, so
+	 * records taken straight from a lone queue's reader go back too.
+	 */
+	for (i = 0; i < m->n; i++) {
+		const struct mgcap_merge_queue *q = &m->q[i];
+
+		__atomic_store_n(&q->r.ctrl->consumer, q->next ? q->done : q->r.tail,
+				 __ATOMIC_RELEASE);
+	}
 }

@@ -53,7 +53,11 @@ void mgcap_merge_init(struct mgcap_merge *m, struct mgcap_merge_queue *queues, s
 const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
 					 size_t *queue, uint64_t *wait_ns);
 
-/* Give back to the kernel every record handed out so far. */
+/*
+ * Give back to the kernel every record handed out so far, including those a
+ * caller took with mgcap_reader_next() straight from the reader of a merge
+ * of one queue (no order to keep there).
+ */
 void mgcap_merge_release(struct mgcap_merge *m);
 
 #endif /* MGCAP_MERGE_H */

@@ -21,6 +21,7 @@ rm -f "$out/rc" "$out/dmesg.txt"
 start=$(date +%s)
 timeout "${MGCAP_VM_TIMEOUT:-1800}" vng --run "$vmlinuz" --disable-kvm --force-9p \
 	--cpus 2 --memory "${MGCAP_VM_MEMORY:-1G}" --rwdir "$out" \
+	${MGCAP_VM_APPEND:+--append "$MGCAP_VM_APPEND"} \
 	--exec "$cmd; echo \$? > '$out/rc'; dmesg > '$out/dmesg.txt'" </dev/null
 vng_rc=$?
 end=$(date +%s)

@@ -125,11 +125,11 @@ static inline __u64 mgcap_ring_skip_before(__u64 head, __u64 data_size, __u32 re
 static inline __u64 mgcap_ring_skip_at(__u64 tail, __u64 data_size, const __u8 *data)
 {
 	__u64 pos = tail & (data_size - 1);
-	__u64 room = data_size - pos;
 	const struct mgcap_rec *rec = (const struct mgcap_rec *)(data + pos);
 
-	if (room < sizeof(struct mgcap_rec) || (rec->flags & MGCAP_REC_F_PAD))
-		return room;
+	/* no room for a record header, or a pad record: the rest is padding */
+	if (pos > data_size - sizeof(struct mgcap_rec) || (rec->flags & MGCAP_REC_F_PAD))
+		return data_size - pos;
 	return 0;
 }
 

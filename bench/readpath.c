@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The libpcap module's read path without a kernel: pcap_mgcap_read() over a
+ * synthetic ring in mgcap's format, against libpcap's savefile reader over
+ * the same packets held in memory.  Both hand every packet to the same
+ * callback through pcap_dispatch().
+ *
+ *   readpath SIZE...               CSV on stdout: reader,size,pass,packets,ns_per_packet
+ *   readpath --once READER SIZE N  one pass of N packets, for callgrind
+ *
+ * The module is compiled in here, from pcap-mgcap.c itself, so that its
+ * private state can be pointed at the synthetic ring; everything else comes
+ * from the patched libpcap's static archive, which carries its own copy of
+ * the module under the names renamed below.
+ */
+#define pcap_mgcap_create bench_mgcap_create
+#define pcap_mgcap_findalldevs bench_mgcap_findalldevs
+#include "../pcap-mgcap.c"
+
+#include "mgtestnic/mgtestnic_frame.h"
+#include "synthetic_ring.h"
+
+#define RING_BYTES	(64ULL << 20)
+#define PASSES		7
+
+struct sink {
+	uint64_t packets;
+	uint64_t bytes;
+};
+
+static void count_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
+{
+	struct sink *s = (struct sink *)user;
+
+	(void)bytes;
+	s->packets++;
+	s->bytes += h->caplen;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "readpath: %s\n", what);
+	exit(1);
+}
+
+/* @size: the frame on the wire with its FCS, as the VM benchmarks count it */
+static void build_frame(uint8_t *frame, uint32_t size, uint64_t seq)
+{
+	mgt_build_frame(frame, size - 4, 0, 0, seq, 1);
+}
+
+/* How many frames of @size the ring holds, as pcap_mgcap_read() sees them. */
+static uint64_t ring_packets(uint32_t size)
+{
+	/* one record's worth is lost to padding where the ring wraps */
+	return RING_BYTES / MGCAP_REC_LEN(size - 4) - 1;
+}
+
+static void fill_ring(struct synthetic_ring *s, uint32_t size, uint64_t n)
+{
+	uint8_t frame[MGT_FRAME_MAX];
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		build_frame(frame, size, i);
+		if (synthetic_ring_put(s, frame, size - 4, size - 4, 0, MGCAP_REC_F_HWTSTAMP,
+				       mgt_hwtstamp(0, i)))
+			die("the synthetic ring is full");
+	}
+}
+
+/* A pcap_t of the module, reading @s as its only queue, as activate() leaves it. */
+static pcap_t *open_module(struct synthetic_ring *s)
+{
+	char ebuf[PCAP_ERRBUF_SIZE], err[160];
+	struct pcap_mgcap *pm;
+	int ours;
+	pcap_t *p = bench_mgcap_create("mgcap:bench0@0", ebuf, &ours);
+
+	if (!p)
+		die(ebuf);
+	pm = p->priv;
+	pm->queues = calloc(1, sizeof(*pm->queues));
+	if (!pm->queues)
+		die("out of memory");
+	if (mgcap_reader_attach(&pm->queues[0].r, s->map, s->map_size, err, sizeof(err)))
+		die(err);
+	pm->queues[0].r.fd = -1;
+	pm->merge.n = 1;
+	mgcap_merge_init(&pm->merge, pm->queues, 1, MGCAP_MERGE_HOLD_NS);
+	pm->nano = 1;
+	pm->nonblock = 1;
+	p->snapshot = MAXIMUM_SNAPLEN;
+	pm->snaplen = MAXIMUM_SNAPLEN;
+	p->read_op = pcap_mgcap_read;
+	p->cleanup_op = pcap_mgcap_cleanup;
+	p->activated = 1;
+	return p;
+}
+
+static void close_module(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+
+	pm->queues[0].r.map = NULL;	/* the synthetic ring is not the module's to unmap */
+	pcap_close(p);
+}
+
+/* The same frames as a nanosecond savefile, in memory. */
+static char *build_savefile(uint32_t size, uint64_t n, size_t *len)
+{
+	pcap_t *dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, MAXIMUM_SNAPLEN,
+							    PCAP_TSTAMP_PRECISION_NANO);
+	uint8_t frame[MGT_FRAME_MAX];
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	pcap_dumper_t *d;
+	uint64_t i;
+
+	if (!dead || !f)
+		die("cannot set up the savefile");
+	d = pcap_dump_fopen(dead, f);
+	if (!d)
+		die(pcap_geterr(dead));
+	for (i = 0; i < n; i++) {
+		uint64_t ns = mgt_hwtstamp(0, i);
+		struct pcap_pkthdr h = {
+			.ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
+				.tv_usec = (suseconds_t)(ns % 1000000000ULL) },
+			.caplen = size - 4,
+			.len = size - 4,
+		};
+
+		build_frame(frame, size, i);
+		pcap_dump((u_char *)d, &h, frame);
+	}
+	pcap_dump_close(d);
+	pcap_close(dead);
+	return buf;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Reads every packet through @p; the nanoseconds it took. */
+static uint64_t drain(pcap_t *p, uint64_t n, struct sink *sink)
+{
+	uint64_t start = now_ns(), end;
+
+	while (sink->packets < n)
+		if (pcap_dispatch(p, -1, count_packet, (u_char *)sink) <= 0)
+			break;
+	end = now_ns();
+	if (sink->packets != n) {
+		fprintf(stderr, "readpath: read %llu of %llu packets: %s\n",
+			(unsigned long long)sink->packets, (unsigned long long)n, pcap_geterr(p));
+		exit(1);
+	}
+	return end - start;
+}
+
+static uint64_t pass_module(struct synthetic_ring *s, uint32_t size, uint64_t n)
+{
+	struct sink sink = { 0 };
+	pcap_t *p;
+	uint64_t ns;
+
+	fill_ring(s, size, n);
+	p = open_module(s);
+	ns = drain(p, n, &sink);
+	/* the next call gives the batch's space back, as the next read would */
+	pcap_dispatch(p, -1, count_packet, (u_char *)&sink);
+	close_module(p);
+	return ns;
+}
+
+static uint64_t pass_savefile(const char *file, size_t len, uint64_t n)
+{
+	char ebuf[PCAP_ERRBUF_SIZE];
+	struct sink sink = { 0 };
+	FILE *f = fmemopen((void *)file, len, "r");
+	pcap_t *p;
+	uint64_t ns;
+
+	if (!f)
+		die("fmemopen failed");
+	p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, ebuf);
+	if (!p)
+		die(ebuf);
+	ns = drain(p, n, &sink);
+	pcap_close(p);
+	return ns;
+}
+
+static uint32_t parse_size(const char *arg)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+
+	if (*end || v < MGT_FRAME_MIN + 4 || v > 1518) {
+		fprintf(stderr, "readpath: bad frame size '%s' (64 to 1518)\n", arg);
+		exit(2);
+	}
+	return (uint32_t)v;
+}
+
+int main(int argc, char **argv)
+{
+	struct synthetic_ring ring;
+	int i, pass;
+
+	if (synthetic_ring_init(&ring, RING_BYTES, 0))
+		die("cannot allocate the synthetic ring");
+	if (argc == 5 && !strcmp(argv[1], "--once")) {
+		uint32_t size = parse_size(argv[3]);
+		uint64_t n = strtoull(argv[4], NULL, 10);
+		size_t len;
+		char *file;
+
+		if (n == 0 || n > ring_packets(size))
+			die("bad packet count");
+		if (!strcmp(argv[2], "mgcap")) {
+			pass_module(&ring, size, n);
+		} else if (!strcmp(argv[2], "savefile")) {
+			file = build_savefile(size, n, &len);
+			pass_savefile(file, len, n);
+			free(file);
+		} else {
+			die("reader: mgcap or savefile");
+		}
+		synthetic_ring_free(&ring);
+		return 0;
+	}
+	if (argc < 2) {
+		fprintf(stderr, "usage: readpath SIZE... | readpath --once mgcap|savefile SIZE N\n");
+		return 2;
+	}
+	printf("reader,size,pass,packets,ns_per_packet\n");
+	for (i = 1; i < argc; i++) {
+		uint32_t size = parse_size(argv[i]);
+		uint64_t n = ring_packets(size);
+		size_t len;
+		char *file = build_savefile(size, n, &len);
+
+		/* alternate, so that drifts of a noisy machine hit both alike */
+		for (pass = 1; pass <= PASSES; pass++) {
+			double m = (double)pass_module(&ring, size, n) / (double)n;
+			double f = (double)pass_savefile(file, len, n) / (double)n;
+
+			printf("mgcap,%u,%d,%llu,%.3f\n", size, pass, (unsigned long long)n, m);
+			printf("savefile,%u,%d,%llu,%.3f\n", size, pass, (unsigned long long)n, f);
+			fflush(stdout);
+		}
+		free(file);
+	}
+	synthetic_ring_free(&ring);
+	return 0;
+}
