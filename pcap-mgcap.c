@@ -51,7 +51,6 @@ struct pcap_mgcap {
 	int promisc_fd;		/* holds PACKET_MR_PROMISC; the kernel undoes it on close */
 	int nonblock;
 	int nano;		/* nanosecond precision */
-	uint32_t snaplen;	/* p->snapshot, as records compare with it */
 	int hwts_restore;	/* put hwts_saved back at close */
 	struct hwtstamp_config hwts_saved;
 };
@@ -82,12 +81,12 @@ struct stamp_second {
 
 /*
  * Hands one record to the callback, filtered; 1 if it was delivered.  Once
- * per packet, so inlined into the read loops, with @snaplen and @nano (what
- * activate() set) held in registers there.
+ * per packet, so inlined into the read loops, with @nano (what activate()
+ * set) a constant there.
  */
 static inline __attribute__((always_inline))
-int deliver(pcap_t *p, const struct mgcap_rec *rec, uint32_t snaplen, int nano,
-	    struct stamp_second *second, pcap_handler cb, u_char *user)
+int deliver(pcap_t *p, const struct mgcap_rec *rec, int nano, struct stamp_second *second,
+	    pcap_handler cb, u_char *user)
 {
 	struct pcap_pkthdr h;
 	uint32_t frac;
@@ -97,8 +96,11 @@ int deliver(pcap_t *p, const struct mgcap_rec *rec, uint32_t snaplen, int nano,
 		second->start_ns = second->sec * 1000000000ULL;
 	}
 	frac = (uint32_t)(rec->tstamp_ns - second->start_ns);
-	/* the kernel cuts at the snaplen set; a record taken just before may not be */
-	h.caplen = rec->caplen <= snaplen ? rec->caplen : snaplen;
+	/*
+	 * No clamp to the snaplen: once MGCAP_IOC_SET_SNAPLEN has returned, the
+	 * kernel publishes no longer record, and activate() discarded older ones.
+	 */
+	h.caplen = rec->caplen;
 	h.len = rec->wirelen;
 	h.ts.tv_sec = (time_t)second->sec;
 	h.ts.tv_usec = (suseconds_t)(nano ? frac : frac / 1000);
@@ -111,26 +113,39 @@ int deliver(pcap_t *p, const struct mgcap_rec *rec, uint32_t snaplen, int nano,
 
 /*
  * One queue has no order to keep: its records go straight from the ring
- * (the hot path, see BENCHMARKS.md).  The reader is worked on in a local
- * copy that the callback cannot reach, so it stays in registers.
+ * (the hot path, see BENCHMARKS.md), a stretch at a time, so that each
+ * record costs a bounds check and a padding check only.
  */
 static inline __attribute__((always_inline))
 int deliver_one_queue(pcap_t *p, int max, int nano, pcap_handler cb, u_char *user)
 {
 	struct pcap_mgcap *pm = p->priv;
-	struct mgcap_reader r = pm->queues[0].r;
-	const uint32_t snaplen = pm->snaplen;
+	struct mgcap_reader *r = &pm->queues[0].r;
 	struct stamp_second second = { 0, 0 };
-	const struct mgcap_rec *rec;
+	const uint8_t *start;
+	uint64_t len;
 	int left = max;
 
-	while ((rec = mgcap_reader_next(&r)) != NULL) {
-		left -= deliver(p, rec, snaplen, nano, &second, cb, user);
-		if (p->break_loop || !left)
+	while ((len = mgcap_reader_stretch(r, &start)) != 0) {
+		const uint8_t *cur = start, *end = start + len;
+		int stop = 0;
+
+		/* records lie back to back up to end; padding ends the stretch */
+		while (end - cur >= (ptrdiff_t)sizeof(struct mgcap_rec)) {
+			const struct mgcap_rec *rec = (const struct mgcap_rec *)cur;
+
+			if (rec->flags & MGCAP_REC_F_PAD)
+				break;
+			cur += rec->rec_len;
+			left -= deliver(p, rec, nano, &second, cb, user);
+			stop = p->break_loop || !left;
+			if (stop)
+				break;
+		}
+		mgcap_reader_advance(r, stop ? (uint64_t)(cur - start) : len);
+		if (stop)
 			break;
 	}
-	pm->queues[0].r.tail = r.tail;
-	pm->queues[0].r.head = r.head;
 	return max - left;
 }
 
@@ -158,7 +173,7 @@ static int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *wait_ns,
 	int n = 0;
 
 	while (n < max && (rec = mgcap_merge_next(&pm->merge, now, &q, wait_ns)) != NULL) {
-		n += deliver(p, rec, pm->snaplen, pm->nano, &second, cb, user);
+		n += deliver(p, rec, pm->nano, &second, cb, user);
 		if (p->break_loop)
 			break;
 	}
@@ -480,6 +495,26 @@ static uint64_t merge_hold_ns(void)
 	return MGCAP_MERGE_HOLD_NS;
 }
 
+/*
+ * When the kernel wakes the reader.  Immediate mode: at every record.
+ * Otherwise libpcap's buffer timeout, as AF_PACKET's block timeout: once a
+ * quarter of the ring is unread, or the read timeout after the first
+ * record; not every millisecond, as each wakeup costs the receiving CPU a
+ * timer and an interprocessor interrupt.  Without a timeout, within 1 s.
+ */
+static struct mgcap_wakeup reader_wakeup(const pcap_t *p, const struct mgcap_reader *r)
+{
+	struct mgcap_wakeup wake = { .bytes = 1, .usecs = 0 };
+	uint64_t usecs = (uint64_t)p->opt.timeout * 1000;
+
+	if (p->opt.immediate)
+		return wake;
+	wake.bytes = (uint32_t)(r->info.data_size / 4);
+	wake.usecs = p->opt.timeout > 0 && usecs < MGCAP_WAKEUP_USECS_MAX ?
+		     (uint32_t)usecs : MGCAP_WAKEUP_USECS_MAX;
+	return wake;
+}
+
 static int add_to_epoll(pcap_t *p, int fd)
 {
 	struct epoll_event ev;
@@ -505,7 +540,6 @@ static int activate(pcap_t *p)
 	if (p->snapshot <= 0 || p->snapshot > MAXIMUM_SNAPLEN)
 		p->snapshot = MAXIMUM_SNAPLEN;
 	pm->nano = p->opt.tstamp_precision == PCAP_TSTAMP_PRECISION_NANO;
-	pm->snaplen = (uint32_t)p->snapshot;
 
 	status = open_queues(p);
 	if (status)
@@ -529,11 +563,11 @@ static int activate(pcap_t *p)
 		struct mgcap_reader *r = &pm->queues[i].r;
 		uint32_t snaplen = (uint32_t)p->snapshot < r->info.snaplen ?
 				   (uint32_t)p->snapshot : r->info.snaplen;
-		struct mgcap_wakeup immediate = { .bytes = 1, .usecs = 0 };
+		struct mgcap_wakeup wake = reader_wakeup(p, r);
 
 		if (ioctl(r->fd, MGCAP_IOC_SET_SNAPLEN, &snaplen) < 0 ||
 		    ioctl(r->fd, MGCAP_IOC_SET_TSTAMP, &tstamp_source) < 0 ||
-		    (p->opt.immediate && ioctl(r->fd, MGCAP_IOC_SET_WAKEUP, &immediate) < 0) ||
+		    ioctl(r->fd, MGCAP_IOC_SET_WAKEUP, &wake) < 0 ||
 		    queue_stats(p, i, &pm->stats_base[i]) < 0) {
 			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
 						  "%s: cannot set up queue %u", p->opt.device,

@@ -227,8 +227,9 @@ CFG
 				got=$(($(cat /sys/class/net/vcap0/statistics/rx_packets) - before))
 				# veth hands each frame to the receive path in the sender's
 				# context: the sender's time on its CPU is the receive path's
-				seconds=$(sed -n 's/^ *\([0-9]*\) sec, \([0-9]*\) usec on CPU.*/\1 \2/p' \
-					"$OUT/trafgen.txt" | awk '{ printf "%.6f", $1 + $2 / 1e6 }')
+				seconds=$(tr -d '\r' <"$OUT/trafgen.txt" |
+					sed -n 's/^ *\([0-9]*\) sec, \([0-9]*\) usec on CPU.*/\1 \2/p' |
+					awk '{ printf "%.6f", $1 + $2 / 1e6 }')
 				stop_contender "$c" vcap0
 				record trafgen "$size" 1 off "$c" "$round" "$got" "$seconds"
 			done

@@ -91,7 +91,6 @@ static pcap_t *open_module(struct synthetic_ring *s)
 	pm->nano = 1;
 	pm->nonblock = 1;
 	p->snapshot = MAXIMUM_SNAPLEN;
-	pm->snaplen = MAXIMUM_SNAPLEN;
 	p->read_op = pcap_mgcap_read;
 	p->cleanup_op = pcap_mgcap_cleanup;
 	p->activated = 1;

@@ -171,7 +171,10 @@ static long mgcap_ioctl_set_snaplen(struct mgcap_ring *ring, u32 __user *arg)
 		return -EFAULT;
 	if (snaplen < MGCAP_SNAPLEN_MIN || snaplen > ring->default_snaplen)
 		return -EINVAL;
+	/* the producer cuts records under the lock: none published later is longer */
+	spin_lock_bh(&ring->lock);
 	WRITE_ONCE(ring->snaplen, snaplen);
+	spin_unlock_bh(&ring->lock);
 	return 0;
 }
 

@@ -174,8 +174,6 @@ void mgcap_ring_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 
 	u32 mac_len = skb_mac_header_was_set(skb) ? skb->data - skb_mac_header(skb) : 0;
 	bool vlan = skb_vlan_tag_present(skb) && mac_len >= ETH_HLEN;
 	u32 wirelen = mac_len + skb->len + (vlan ? VLAN_HLEN : 0);
-	u32 caplen = min(wirelen, READ_ONCE(ring->snaplen));
-	u32 rec_len = MGCAP_REC_LEN(caplen);
 	u64 data_size = ring->mask + 1;
 	ktime_t hwtstamp = READ_ONCE(ring->tstamp_source) == MGCAP_TSTAMP_SW ?
 			   0 : skb_shinfo(skb)->hwtstamps.hwtstamp;
@@ -183,9 +181,13 @@ void mgcap_ring_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 
 	u64 tstamp_ns = hwtstamp ? ktime_to_ns(hwtstamp) : ktime_get_real_ns();
 	struct mgcap_rec *rec;
 	u64 head, tail, used, skip;
+	u32 caplen, rec_len;
 	bool wake = false, arm_timer = false;
 
 	spin_lock(&ring->lock);
+	/* under the lock: no record published after MGCAP_IOC_SET_SNAPLEN is longer */
+	caplen = min(wirelen, ring->snaplen);
+	rec_len = MGCAP_REC_LEN(caplen);
 	head = ring->head;
 	/* pairs with the reader's release store: it is done with those bytes */
 	tail = smp_load_acquire(&ring->ctrl->consumer);

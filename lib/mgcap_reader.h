@@ -60,6 +60,36 @@ static inline const struct mgcap_rec *mgcap_reader_next(struct mgcap_reader *r)
 	}
 }
 
+/*
+ * The unread records up to the producer index or the end of the data area,
+ * whichever comes first: a stretch that does not wrap, starting at *@first.
+ * Its bytes, or 0 when nothing is unread.  Padding at the end of the data
+ * area lies within it: a record with MGCAP_REC_F_PAD, or fewer bytes than a
+ * record header.  Walking it (record by record, rec_len apart) is the
+ * caller's; mgcap_reader_advance() then moves the tail past what it took.
+ */
+static inline uint64_t mgcap_reader_stretch(struct mgcap_reader *r, const uint8_t **first)
+{
+	uint64_t pos, room, unread;
+
+	if (r->tail == r->head) {
+		/* pairs with the kernel's release store of producer */
+		r->head = __atomic_load_n(&r->ctrl->producer, __ATOMIC_ACQUIRE);
+		if (r->tail == r->head)
+			return 0;
+	}
+	pos = r->tail & (r->data_size - 1);
+	room = r->data_size - pos;
+	unread = r->head - r->tail;
+	*first = r->data + pos;
+	return unread < room ? unread : room;
+}
+
+static inline void mgcap_reader_advance(struct mgcap_reader *r, uint64_t bytes)
+{
+	r->tail += bytes;
+}
+
 /* Every record handed out so far may be overwritten. */
 static inline void mgcap_reader_release(struct mgcap_reader *r)
 {

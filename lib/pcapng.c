@@ -123,21 +123,20 @@ size_t pcapng_idb(uint8_t *buf, size_t cap, uint16_t linktype, uint32_t snaplen,
 size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
 		  const uint8_t *data, uint32_t caplen, uint32_t len)
 {
-	size_t need = pcapng_epb_size(caplen);
-	uint8_t *p = buf;
+	/* once per packet in mgdump: whole words, no per-field calls */
+	uint32_t total = (uint32_t)pcapng_epb_size(caplen);
+	uint32_t head[7] = { PCAPNG_EPB_TYPE, total, ifid, (uint32_t)(ts_ns >> 32),
+			     (uint32_t)ts_ns, caplen, len };
 
-	if (cap < need)
+	if (cap < total)
 		return 0;
-	p = put32(p, PCAPNG_EPB_TYPE);
-	p += 4;
-	p = put32(p, ifid);
-	p = put_ts(p, ts_ns);
-	p = put32(p, caplen);
-	p = put32(p, len);
-	memcpy(p, data, caplen);
-	memset(p + caplen, 0, pad4(caplen) - caplen);
-	p += pad4(caplen);
-	return finish(buf, p, 0);
+	memcpy(buf, head, sizeof(head));
+	/* zero the padding's word, then the data overwrites all but the padding */
+	if (caplen & 3)
+		memset(buf + sizeof(head) + (caplen & ~3U), 0, 4);
+	memcpy(buf + sizeof(head), data, caplen);
+	memcpy(buf + total - 4, &total, 4);
+	return total;
 }
 
 size_t pcapng_isb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,

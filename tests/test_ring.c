@@ -138,6 +138,60 @@ static void test_round_trip_many_laps(void)
 	synthetic_ring_free(&s);
 }
 
+/* Stretches hold records back to back, padding only at their end, over many laps. */
+static void test_stretches_over_many_laps(void)
+{
+	struct synthetic_ring s;
+	struct mgcap_reader r;
+	uint8_t frame[600];
+	char err[128];
+	uint32_t put = 0, got = 0, wraps = 0;
+
+	CU_ASSERT_FATAL(synthetic_ring_init(&s, SMALL_RING, 1) == 0);
+	CU_ASSERT_FATAL(mgcap_reader_attach(&r, s.map, s.map_size, err, sizeof(err)) == 0);
+	while (got < 5000) {
+		const uint8_t *start;
+		uint64_t len;
+
+		while (put < got + 1 + (put % 17)) {
+			uint32_t n = 1 + (put * 53) % sizeof(frame);
+
+			fill_frame(frame, n, put);
+			if (synthetic_ring_put(&s, frame, n, n, 1, 0, put))
+				break;
+			put++;
+		}
+		while ((len = mgcap_reader_stretch(&r, &start)) != 0) {
+			const uint8_t *cur = start, *end = start + len;
+
+			CU_ASSERT_FATAL(end <= s.data + SMALL_RING);
+			while (end - cur >= (ptrdiff_t)sizeof(struct mgcap_rec)) {
+				const struct mgcap_rec *rec = (const struct mgcap_rec *)cur;
+				uint32_t n = 1 + (got * 53) % sizeof(frame);
+
+				if (rec->flags & MGCAP_REC_F_PAD)
+					break;
+				fill_frame(frame, n, got);
+				CU_ASSERT_EQUAL_FATAL(rec->caplen, n);
+				CU_ASSERT_EQUAL_FATAL(rec->tstamp_ns, got);
+				CU_ASSERT_EQUAL_FATAL(memcmp(rec->data, frame, n), 0);
+				cur += rec->rec_len;
+				got++;
+			}
+			/* whatever is left is padding up to the end of the data area */
+			if (cur != end) {
+				CU_ASSERT_EQUAL(end, s.data + SMALL_RING);
+				wraps++;
+			}
+			mgcap_reader_advance(&r, len);
+		}
+		mgcap_reader_release(&r);
+	}
+	CU_ASSERT(wraps > 10);
+	CU_ASSERT_EQUAL(r.tail, s.head);
+	synthetic_ring_free(&s);
+}
+
 static void test_full_ring_keeps_unread_records(void)
 {
 	struct synthetic_ring s;
@@ -207,6 +261,7 @@ void register_ring_tests(void)
 		{ "reader skip rule", test_skip_at },
 		{ "attach rejects bad rings", test_attach_rejects_bad_rings },
 		{ "round trip over many laps", test_round_trip_many_laps },
+		{ "stretches over many laps", test_stretches_over_many_laps },
 		{ "full ring keeps unread records", test_full_ring_keeps_unread_records },
 		{ "reader resumes at consumer index", test_reader_resumes_at_consumer },
 	};

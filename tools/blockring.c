@@ -23,7 +23,7 @@ void blockring_free(struct blockring *r)
 uint8_t *blockring_reserve(struct blockring *r, uint32_t len)
 {
 	uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-	uint64_t pos = r->head % r->size, room = r->size - pos, skip = len > room ? room : 0;
+	uint64_t pos = r->head_pos, room = r->size - pos, skip = len > room ? room : 0;
 
 	if (len > r->size || r->head - tail + skip + len > r->size) {
 		/* the writer thread reads it for the status line and statistics */
@@ -36,7 +36,7 @@ uint8_t *blockring_reserve(struct blockring *r, uint32_t len)
 		memcpy(r->buf + pos, &marker, 4);
 	}
 	r->skip = skip;		/* published with the block, by commit */
-	return r->buf + (r->head + skip) % r->size;
+	return r->buf + (skip ? 0 : pos);
 }
 
 void blockring_commit(struct blockring *r, uint32_t len)
@@ -46,6 +46,10 @@ void blockring_commit(struct blockring *r, uint32_t len)
 
 	if (used > r->high_water)
 		__atomic_store_n(&r->high_water, used, __ATOMIC_RELAXED);
+	/* a skip wrapped the block to the start; a block ending at the end wraps too */
+	r->head_pos = (r->skip ? 0 : r->head_pos) + len;
+	if (r->head_pos == r->size)
+		r->head_pos = 0;
 	r->skip = 0;
 	/* the block (and a pad marker before it) is complete before head moves */
 	__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);

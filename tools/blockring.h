@@ -16,6 +16,7 @@ struct blockring {
 	uint64_t size;		/* a multiple of 4 */
 	uint64_t head;		/* producer: bytes ever reserved, free-running */
 	uint64_t tail;		/* consumer: bytes ever released */
+	uint64_t head_pos;	/* producer: head % size, kept without a division */
 	uint64_t skip;		/* producer: padding before the reserved block */
 	uint64_t high_water;	/* most bytes in use, reader-side */
 	uint64_t dropped;	/* blocks that found no room */
