@@ -26,11 +26,11 @@ for size in 64 1518; do
 		# the module's read op, or the savefile's; the callback is subtracted
 		fn=pcap_mgcap_read
 		[ "$reader" = savefile ] && fn=pcap_offline_read
-		n=40000	# what the ring holds of the largest frames
+		n=2000	# what the ring holds of the largest frames
 		valgrind -q --tool=callgrind --toggle-collect=$fn --callgrind-out-file="$bb/cg.out" \
 			"$bb/readpath" --once $reader $size $n
 		total=$(callgrind_annotate "$bb/cg.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
-		cb=$(callgrind_annotate "$bb/cg.out" | awk '/:count_packet / { gsub(",", "", $1); print $1 }')
+		cb=$(callgrind_annotate "$bb/cg.out" | awk '/:count_packet / { gsub(",", "", $1); print $1; exit }')
 		echo "$reader,$size,$n,$total,${cb:-0}" >>"$res/readpath-callgrind.csv"
 	done
 done
