@@ -17,7 +17,7 @@
 #define pcap_mgcap_findalldevs bench_mgcap_findalldevs
 #include "../pcap-mgcap.c"
 
-#include "mgtestnic/mgtestnic_frame.h"
+#include "bench.h"
 #include "synthetic_ring.h"
 
 /*
@@ -127,13 +127,7 @@ static char *build_savefile(uint32_t size, uint64_t n, size_t *len)
 	if (!d)
 		die(pcap_geterr(dead));
 	for (i = 0; i < n; i++) {
-		uint64_t ns = mgt_hwtstamp(0, i);
-		struct pcap_pkthdr h = {
-			.ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
-				.tv_usec = (suseconds_t)(ns % 1000000000ULL) },
-			.caplen = size - 4,
-			.len = size - 4,
-		};
+		struct pcap_pkthdr h = bench_pkthdr(i, size - 4);
 
 		build_frame(frame, size, i);
 		pcap_dump((u_char *)d, &h, frame);
@@ -143,23 +137,15 @@ static char *build_savefile(uint32_t size, uint64_t n, size_t *len)
 	return buf;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Reads every packet through @p; the nanoseconds it took. */
 static uint64_t drain(pcap_t *p, uint64_t n, struct sink *sink)
 {
-	uint64_t start = now_ns(), end;
+	uint64_t start = monotonic_ns(), end;
 
 	while (sink->packets < n)
 		if (pcap_dispatch(p, -1, count_packet, (u_char *)sink) <= 0)
 			break;
-	end = now_ns();
+	end = monotonic_ns();
 	if (sink->packets != n) {
 		fprintf(stderr, "readpath: read %llu of %llu packets: %s\n",
 			(unsigned long long)sink->packets, (unsigned long long)n, pcap_geterr(p));
@@ -201,18 +187,6 @@ static uint64_t pass_savefile(const char *file, size_t len, uint64_t n)
 	return ns;
 }
 
-static uint32_t parse_size(const char *arg)
-{
-	char *end;
-	unsigned long v = strtoul(arg, &end, 10);
-
-	if (*end || v < MGT_FRAME_MIN + 4 || v > 1518) {
-		fprintf(stderr, "readpath: bad frame size '%s' (64 to 1518)\n", arg);
-		exit(2);
-	}
-	return (uint32_t)v;
-}
-
 int main(int argc, char **argv)
 {
 	struct synthetic_ring ring;
@@ -221,7 +195,7 @@ int main(int argc, char **argv)
 	if (synthetic_ring_init(&ring, RING_BYTES, 0))
 		die("cannot allocate the synthetic ring");
 	if (argc == 5 && !strcmp(argv[1], "--once")) {
-		uint32_t size = parse_size(argv[3]);
+		uint32_t size = bench_frame_size("readpath", argv[3]);
 		uint64_t n = strtoull(argv[4], NULL, 10);
 		size_t len;
 		char *file;
@@ -246,7 +220,7 @@ int main(int argc, char **argv)
 	}
 	printf("reader,size,pass,packets,ns_per_packet\n");
 	for (i = 1; i < argc; i++) {
-		uint32_t size = parse_size(argv[i]);
+		uint32_t size = bench_frame_size("readpath", argv[i]);
 		uint64_t n = ring_packets(size);
 		size_t len;
 		char *file = build_savefile(size, n, &len);

@@ -149,50 +149,43 @@ def burst_table():
     return out, res
 
 
-def plot(summary):
-    os.makedirs(PLOTS, exist_ok=True)
-    data = os.path.join(PLOTS, "pktgen.dat")
-    sizes = sorted({k[1] for k in summary if k[0] == "pktgen"})
-    order = [c for c in CONTENDERS
-             if any(c in summary.get(("pktgen", size, 1, "off"), {}) for size in sizes)]
+def histogram(name, title, columns, rows, ylabel=""):
+    """A clustered bar chart, bench/plots/NAME.png, from rows of (x, [values])."""
+    data = os.path.join(PLOTS, f"{name}.dat")
     with open(data, "w") as f:
-        f.write("size " + " ".join(order) + "\n")
-        for size in sizes:
-            by = summary.get(("pktgen", size, 1, "off"), {})
-            f.write(f"{size} " + " ".join(
-                f"{by[c]['rate'] / 1000:.1f}" if c in by else "NaN" for c in order) + "\n")
+        f.write("size " + " ".join(columns) + "\n")
+        for x, values in rows:
+            f.write(f"{x} " + " ".join("NaN" if v is None else f"{v:.1f}" for v in values) + "\n")
     script = f"""set terminal pngcairo size 900,480
-set output '{PLOTS}/pktgen-rates.png'
-set title 'pktgen into the receive path (best round, thousand packets/s; higher is cheaper capture)'
+set output '{PLOTS}/{name}.png'
+set title '{title}'
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set key outside right
-set ylabel 'kpps'
+set ylabel '{ylabel}'
 set xlabel 'frame bytes'
-plot for [i=2:{len(order) + 1}] '{data}' using i:xtic(1) title columnheader(i)
+plot for [i=2:{len(columns) + 1}] '{data}' using i:xtic(1) title columnheader(i)
 """
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
-    cost = os.path.join(PLOTS, "pktgen-cost.dat")
-    with open(cost, "w") as f:
-        f.write("size afpacket mgcap-mirror mgcap-drop mgdump\n")
-        for size in sizes:
-            by = summary.get(("pktgen", size, 1, "off"), {})
-            f.write(f"{size} " + " ".join(
-                f"{by[c]['cost']:.0f}" if c in by and by[c].get("cost") is not None else "NaN"
-                for c in ["afpacket", "mgcap-mirror", "mgcap-drop", "mgdump"]) + "\n")
-    script = f"""set terminal pngcairo size 900,480
-set output '{PLOTS}/pktgen-cost.png'
-set title 'Cost added to the receive path, ns/packet (best rounds; below 0: cheaper than the stack)'
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set key outside right
-set xlabel 'frame bytes'
-plot for [i=2:5] '{cost}' using i:xtic(1) title columnheader(i)
-"""
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+def plot(summary):
+    os.makedirs(PLOTS, exist_ok=True)
+    sizes = sorted({k[1] for k in summary if k[0] == "pktgen"})
+    by_size = [(size, summary.get(("pktgen", size, 1, "off"), {})) for size in sizes]
+    rated = [c for c in CONTENDERS if any(c in by for _, by in by_size)]
+    histogram("pktgen-rates",
+              "pktgen into the receive path (best round, thousand packets/s; "
+              "higher is cheaper capture)",
+              rated, [(size, [by[c]["rate"] / 1000 if c in by else None for c in rated])
+                      for size, by in by_size], ylabel="kpps")
+    costed = ["afpacket", "mgcap-mirror", "mgcap-drop", "mgdump"]
+    histogram("pktgen-cost",
+              "Cost added to the receive path, ns/packet (best rounds; "
+              "below 0: cheaper than the stack)",
+              costed, [(size, [by.get(c, {}).get("cost") for c in costed])
+                       for size, by in by_size])
 
 
 def main():
@@ -224,7 +217,6 @@ def main():
                             f"{fmt(d['captured_pps'])} vs {fmt(b)} pps", ok))
     sizes = sorted({k[1] for k in summary if k[0] == "pktgen"})
     if sizes:
-        top = max(sizes, key=lambda s: get("pktgen", s, 1, "off", "baseline", "rate") or 0)
         md = summary[("pktgen", sizes[0], 1, "off")]
         lossless = md["mgdump"]["drops"] == 0
         tcpdump_worse = (md["afpacket-tmpfs"]["drops"] or 0) > 0 or \
@@ -234,7 +226,6 @@ def main():
                         f"mgdump lost {md['mgdump']['drops']}, cost {fmt(md['mgdump']['cost'])} ns; "
                         f"tcpdump lost {md['afpacket-tmpfs']['drops']}, cost "
                         f"{fmt(md['afpacket-tmpfs']['cost'])} ns", lossless and tcpdump_worse))
-        del top
     for hwts in ("off", "on"):
         for c in ("mgdump-drop", "mgcap-drop"):
             one = get("nic", 64, 1, hwts, c, "captured_pps")

@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "blockring.h"
 #include "dump_output.h"
-#include "mgtestnic/mgtestnic_frame.h"
 #include "pcapng.h"
 
 #define PASSES		7
@@ -28,14 +28,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "writer: %s\n", what);
 	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static void drain(struct blockring *ring, struct dump_output *out)
@@ -57,7 +49,7 @@ static uint64_t pass_pcapng(const char *path, const uint8_t *frame, uint32_t len
 	struct dump_output out = { .path = path, .ifs = &ifc, .nifs = 1, .fd = -1 };
 	uint32_t block = (uint32_t)pcapng_epb_size(len);
 	struct blockring ring;
-	uint64_t start = now_ns(), i;
+	uint64_t start = bench_now_ns(), i;
 
 	if (blockring_init(&ring, BUFFER_BYTES))
 		die("out of memory");
@@ -77,14 +69,14 @@ static uint64_t pass_pcapng(const char *path, const uint8_t *frame, uint32_t len
 	if (dump_output_close(&out))
 		die(out.error);
 	blockring_free(&ring);
-	return now_ns() - start;
+	return bench_now_ns() - start;
 }
 
 static uint64_t pass_pcap_dump(const char *path, const uint8_t *frame, uint32_t len, uint64_t n)
 {
 	pcap_t *dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 262144,
 							    PCAP_TSTAMP_PRECISION_NANO);
-	uint64_t start = now_ns(), i;
+	uint64_t start = bench_now_ns(), i;
 	pcap_dumper_t *d;
 
 	if (!dead)
@@ -93,13 +85,7 @@ static uint64_t pass_pcap_dump(const char *path, const uint8_t *frame, uint32_t 
 	if (!d)
 		die(pcap_geterr(dead));
 	for (i = 0; i < n; i++) {
-		uint64_t ns = mgt_hwtstamp(0, i);
-		struct pcap_pkthdr h = {
-			.ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
-				.tv_usec = (suseconds_t)(ns % 1000000000ULL) },
-			.caplen = len,
-			.len = len,
-		};
+		struct pcap_pkthdr h = bench_pkthdr(i, len);
 
 		pcap_dump((u_char *)d, &h, frame);
 	}
@@ -107,7 +93,7 @@ static uint64_t pass_pcap_dump(const char *path, const uint8_t *frame, uint32_t 
 		die("pcap_dump_flush failed");
 	pcap_dump_close(d);
 	pcap_close(dead);
-	return now_ns() - start;
+	return bench_now_ns() - start;
 }
 
 int main(int argc, char **argv)
@@ -123,17 +109,9 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/writer-bench.out", argv[1]);
 	printf("writer,size,pass,packets,mb_per_s,ns_per_packet\n");
 	for (i = 2; i < argc; i++) {
-		char *end;
-		unsigned long size = strtoul(argv[i], &end, 10);
-		uint32_t len;
-		uint64_t n;
-
-		if (*end || size < MGT_FRAME_MIN + 4 || size > 1518) {
-			fprintf(stderr, "writer: bad frame size '%s' (64 to 1518)\n", argv[i]);
-			return 2;
-		}
-		len = (uint32_t)size - 4;	/* as captured: no FCS */
-		n = FILE_BYTES / pcapng_epb_size(len);
+		uint32_t size = bench_frame_size("writer", argv[i]);
+		uint32_t len = size - 4;	/* as captured: no FCS */
+		uint64_t n = FILE_BYTES / pcapng_epb_size(len);
 		mgt_build_frame(frame, len, 0, 0, 1, 1);
 		/* alternate, so that drifts of a noisy machine hit both alike */
 		for (pass = 1; pass <= PASSES; pass++) {
@@ -141,9 +119,9 @@ int main(int argc, char **argv)
 			uint64_t b = pass_pcap_dump(path, frame, len, n);
 			double bytes = (double)n * len;
 
-			printf("pcapng,%lu,%d,%" PRIu64 ",%.1f,%.2f\n", size, pass, n,
+			printf("pcapng,%u,%d,%" PRIu64 ",%.1f,%.2f\n", size, pass, n,
 			       bytes / (double)a * 1e3, (double)a / (double)n);
-			printf("pcap_dump,%lu,%d,%" PRIu64 ",%.1f,%.2f\n", size, pass, n,
+			printf("pcap_dump,%u,%d,%" PRIu64 ",%.1f,%.2f\n", size, pass, n,
 			       bytes / (double)b * 1e3, (double)b / (double)n);
 			fflush(stdout);
 		}
