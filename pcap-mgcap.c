@@ -242,8 +242,11 @@ static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 			if (ev[i].data.fd == pm->event_fd) {
 				uint64_t v;
 
-				if (read(pm->event_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				if (read(pm->event_fd, &v, sizeof(v)) < 0 && errno != EAGAIN) {
+					pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
+								  "mgcap: reading the wakeup event");
 					return PCAP_ERROR;
+				}
 			}
 		}
 	}
@@ -370,6 +373,18 @@ static void pcap_mgcap_cleanup(pcap_t *p)
 	pcap_cleanup_live_common(p);
 }
 
+/* Why mgcap_list_queues() failed: only a missing sysfs class means no module. */
+static void list_queues_error(char *errbuf, const char *device)
+{
+	if (errno == ENOENT)
+		snprintf(errbuf, PCAP_ERRBUF_SIZE, "%s: the mgcap kernel module is not loaded",
+			 device);
+	else
+		pcap_fmt_errmsg_for_errno(errbuf, PCAP_ERRBUF_SIZE, errno,
+					  "%s: listing the mgcap queues in " MGCAP_SYSFS_CLASS,
+					  device);
+}
+
 /* Opens the queues the source names; PCAP_ERROR_* with errbuf on failure. */
 static int open_queues(pcap_t *p)
 {
@@ -381,8 +396,7 @@ static int open_queues(pcap_t *p)
 
 	count = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), &nodes);
 	if (count < 0) {
-		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: the mgcap kernel module is not loaded",
-			 p->opt.device);
+		list_queues_error(p->errbuf, p->opt.device);
 		return PCAP_ERROR;
 	}
 	for (i = 0; i < count; i++)
@@ -665,6 +679,10 @@ int pcap_mgcap_findalldevs(pcap_if_list_t *devlistp, char *errbuf)
 	int count, i, j;
 
 	count = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), &nodes);
+	if (count < 0 && errno != ENOENT) {
+		list_queues_error(errbuf, "mgcap");
+		return PCAP_ERROR;
+	}
 	if (count <= 0)
 		return 0;	/* no module, or nothing captured: nothing to add */
 	for (i = 0; i < count; i = j) {

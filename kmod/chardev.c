@@ -83,12 +83,11 @@ static int mgcap_open(struct inode *inode, struct file *file)
 	if (!ring)
 		return -ENODEV;
 
-	if (test_and_set_bit(0, &ring->reader_busy)) {
+	if (test_and_set_bit(MGCAP_RING_READER_BUSY, &ring->reader_bits)) {
 		mgcap_ring_put(ring);
 		return -EBUSY;
 	}
-	/* a new reader starts without the last one's error */
-	WRITE_ONCE(ring->ctrl->flags, READ_ONCE(ring->ctrl->flags) & ~MGCAP_RING_F_BAD_CONSUMER);
+	mgcap_ring_clear_reader_error(ring);
 	file->private_data = ring;
 	return stream_open(inode, file);
 }
@@ -99,7 +98,7 @@ static int mgcap_release(struct inode *inode, struct file *file)
 
 	WRITE_ONCE(ring->reader_waiting, false);
 	mgcap_ring_reset_reader_settings(ring);
-	clear_bit(0, &ring->reader_busy);
+	clear_bit(MGCAP_RING_READER_BUSY, &ring->reader_bits);
 	mgcap_ring_put(ring);
 	return 0;
 }
@@ -131,9 +130,9 @@ static __poll_t mgcap_poll(struct file *file, poll_table *wait)
 	}
 	if (mgcap_ring_readable(ring))
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (READ_ONCE(ring->detached))
+	if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
 		mask |= EPOLLHUP;
-	if (READ_ONCE(ring->ctrl->flags) & MGCAP_RING_F_BAD_CONSUMER)
+	if (mgcap_ring_has_flag(ring, MGCAP_RING_F_BAD_CONSUMER))
 		mask |= EPOLLERR;
 	return mask;
 }
@@ -214,15 +213,15 @@ static long mgcap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case MGCAP_IOC_STATS:
 		return mgcap_ioctl_stats(ring, uarg);
 	case MGCAP_IOC_SET_SNAPLEN:
-		if (READ_ONCE(ring->detached))
+		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
 			return -ENODEV;
 		return mgcap_ioctl_set_snaplen(ring, uarg);
 	case MGCAP_IOC_SET_WAKEUP:
-		if (READ_ONCE(ring->detached))
+		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
 			return -ENODEV;
 		return mgcap_ioctl_set_wakeup(ring, uarg);
 	case MGCAP_IOC_SET_TSTAMP:
-		if (READ_ONCE(ring->detached))
+		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
 			return -ENODEV;
 		return mgcap_ioctl_set_tstamp(ring, uarg);
 	default:

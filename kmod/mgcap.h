@@ -39,9 +39,9 @@ struct mgcap_ring {
 	u64 dropped;
 	u64 high_water;
 
-	bool detached;
+	u32 flags;			/* MGCAP_RING_F_*, the kernel's copy: under lock */
 	bool reader_waiting;
-	unsigned long reader_busy;	/* bit 0: exclusive open */
+	unsigned long reader_bits;	/* MGCAP_RING_READER_BUSY */
 	wait_queue_head_t wq;
 	struct hrtimer wake_timer;
 
@@ -55,6 +55,9 @@ struct mgcap_ring {
 	char devnode[64];
 	u32 mode;			/* the capture's mode, for MGCAP_IOC_INFO */
 };
+
+/* bit number in mgcap_ring.reader_bits: a reader has the queue open */
+#define MGCAP_RING_READER_BUSY	0
 
 /* A captured net device: its rings and how packets go on after capture. */
 struct mgcap_capture {
@@ -85,6 +88,8 @@ void mgcap_ring_detach(struct mgcap_ring *ring);
 void mgcap_ring_get_stats(struct mgcap_ring *ring, struct mgcap_queue_stats *st);
 void mgcap_ring_reset_reader_settings(struct mgcap_ring *ring);
 bool mgcap_ring_readable(const struct mgcap_ring *ring);
+bool mgcap_ring_has_flag(const struct mgcap_ring *ring, u32 flag);
+void mgcap_ring_clear_reader_error(struct mgcap_ring *ring);
 
 /* chardev.c */
 int mgcap_chardev_init(void);

@@ -108,7 +108,8 @@ static int mgcap_nl_put_queue(struct sk_buff *skb, struct mgcap_ring *ring)
 	    nla_put_u64_64bit(skb, MGCAP_QATTR_DROPPED, st.dropped, MGCAP_QATTR_PAD) ||
 	    nla_put_u64_64bit(skb, MGCAP_QATTR_FILL, st.fill, MGCAP_QATTR_PAD) ||
 	    nla_put_u64_64bit(skb, MGCAP_QATTR_HIGH_WATER, st.high_water, MGCAP_QATTR_PAD) ||
-	    nla_put_u8(skb, MGCAP_QATTR_READER, test_bit(0, &ring->reader_busy))) {
+	    nla_put_u8(skb, MGCAP_QATTR_READER,
+		       test_bit(MGCAP_RING_READER_BUSY, &ring->reader_bits))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

@@ -93,17 +93,39 @@ void mgcap_ring_put(struct mgcap_ring *ring)
 	kref_put(&ring->ref, mgcap_ring_release);
 }
 
-static void mgcap_ring_set_flag(struct mgcap_ring *ring, u32 flag)
+/*
+ * Every change of the ring's flags goes through here, under the ring lock:
+ * the kernel's own copy first, then the one the reader sees (which it may
+ * overwrite, so the kernel never reads it back).
+ */
+static void mgcap_ring_change_flags(struct mgcap_ring *ring, u32 set, u32 clear)
 {
-	WRITE_ONCE(ring->ctrl->flags, READ_ONCE(ring->ctrl->flags) | flag);
+	u32 flags;
+
+	lockdep_assert_held(&ring->lock);
+	flags = (ring->flags & ~clear) | set;
+	WRITE_ONCE(ring->flags, flags);
+	WRITE_ONCE(ring->ctrl->flags, flags);
+}
+
+bool mgcap_ring_has_flag(const struct mgcap_ring *ring, u32 flag)
+{
+	return READ_ONCE(ring->flags) & flag;
+}
+
+/* A new reader starts without the last one's error. */
+void mgcap_ring_clear_reader_error(struct mgcap_ring *ring)
+{
+	spin_lock_bh(&ring->lock);
+	mgcap_ring_change_flags(ring, 0, MGCAP_RING_F_BAD_CONSUMER);
+	spin_unlock_bh(&ring->lock);
 }
 
 /* The capture stopped: no producer runs any more (RCU grace period passed). */
 void mgcap_ring_detach(struct mgcap_ring *ring)
 {
 	spin_lock_bh(&ring->lock);
-	WRITE_ONCE(ring->detached, true);
-	mgcap_ring_set_flag(ring, MGCAP_RING_F_DETACHED);
+	mgcap_ring_change_flags(ring, MGCAP_RING_F_DETACHED, 0);
 	spin_unlock_bh(&ring->lock);
 	hrtimer_cancel(&ring->wake_timer);
 	wake_up_interruptible_all(&ring->wq);
@@ -193,7 +215,7 @@ void mgcap_ring_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 
 	tail = smp_load_acquire(&ring->ctrl->consumer);
 	used = head - tail;
 	if (unlikely(used > data_size)) {
-		mgcap_ring_set_flag(ring, MGCAP_RING_F_BAD_CONSUMER);
+		mgcap_ring_change_flags(ring, MGCAP_RING_F_BAD_CONSUMER, 0);
 		goto drop;
 	}
 	skip = mgcap_ring_skip_before(head, data_size, rec_len);

@@ -36,8 +36,9 @@ size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
 struct pcapng_if_stats {
 	uint64_t start_ns, end_ns;	/* isb_starttime, isb_endtime */
 	uint64_t received;		/* isb_ifrecv: seen by the capture, dropped ones too */
-	uint64_t if_dropped;		/* isb_ifdrop: lost before the capture (ring full, NIC) */
-	uint64_t os_dropped;		/* isb_osdrop: lost inside this program (buffer full) */
+	uint64_t if_dropped;		/* isb_ifdrop: lost by the NIC (pcap's ps_ifdrop) */
+	uint64_t os_dropped;		/* isb_osdrop: lost by the OS, the capture ring being
+					 * full (pcap's ps_drop) */
 	uint64_t delivered;		/* isb_usrdeliv: written to the file */
 	uint64_t buffer_dropped;	/* the writer's own losses: in a comment, as the
 					 * format has no field for them */

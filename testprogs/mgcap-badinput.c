@@ -115,6 +115,15 @@ static void chardev_cases(const char *dev)
 	wk.usecs = MGCAP_WAKEUP_USECS_MAX + 1;
 	check_errno(ioctl(r.fd, MGCAP_IOC_SET_WAKEUP, &wk), EINVAL, "wakeup timeout too long");
 
+	/* flags written by the reader: the kernel keeps its own and ignores them */
+	r.ctrl->flags = MGCAP_RING_F_DETACHED | MGCAP_RING_F_BAD_CONSUMER;
+	pfd.fd = r.fd;
+	pfd.events = POLLIN;
+	check(poll(&pfd, 1, 0) == 0, "poll ignores flags the reader wrote", NULL);
+	snap = r.info.snaplen;
+	check(ioctl(r.fd, MGCAP_IOC_SET_SNAPLEN, &snap) == 0,
+	      "a forged DETACHED does not end the capture", strerror(errno));
+
 	/* a consumer index ahead of the producer: nothing may be written */
 	ioctl(r.fd, MGCAP_IOC_STATS, &st0);
 	producer = __atomic_load_n(&r.ctrl->producer, __ATOMIC_ACQUIRE);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Source names and finding queues in sysfs (a fake class directory here). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,13 @@ static void test_list_queues(void)
 
 	CU_ASSERT_EQUAL(mgcap_list_queues(dir, 8, &nodes), 0);
 	CU_ASSERT_PTR_NULL(nodes);
+	/* no class directory (no module) and any other failure differ in errno */
+	errno = 0;
 	CU_ASSERT_EQUAL(mgcap_list_queues("/nonexistent/mgcap", 7, &nodes), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	errno = 0;
+	CU_ASSERT_EQUAL(mgcap_list_queues("/dev/null", 7, &nodes), -1);
+	CU_ASSERT_EQUAL(errno, ENOTDIR);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CU_ASSERT(system(cmd) == 0);

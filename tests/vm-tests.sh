@@ -4,7 +4,10 @@
 set -u
 : "${abs_top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${abs_top_srcdir:=$abs_top_builddir}"
-: "${KERNELS:=$(ls "$abs_top_builddir/build" 2>/dev/null | grep -v -e checkpatch -e vm-results -e '\.log$')}"
+# without $KERNELS: every kernel the module was built for
+: "${KERNELS:=$(for ko in "$abs_top_builddir"/build/*/kmod/mgcap.ko; do
+	[ -f "$ko" ] && basename "$(dirname "$(dirname "$ko")")"
+done)}"
 
 if [ -z "$KERNELS" ]; then
 	echo "vm-tests: no kernel modules were built (no kernel headers?)" >&2

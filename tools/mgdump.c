@@ -71,15 +71,33 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void pin(int cpu)
+/* A CPU given with --cpus or --writer-cpu must be one this process may use. */
+static int check_cpu(int cpu, const char *option)
+{
+	cpu_set_t allowed;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_ISSET(cpu, &allowed))
+		return 0;
+	fprintf(stderr, "mgdump: CPU %d (%s) is not available to this process\n", cpu, option);
+	return -1;
+}
+
+static void only_cpu(cpu_set_t *set, int cpu)
+{
+	CPU_ZERO(set);
+	CPU_SET(cpu, set);
+}
+
+/* Thread attributes pinning a thread to @cpu (-1: anywhere). */
+static int pinned_attr(pthread_attr_t *attr, int cpu)
 {
 	cpu_set_t set;
+	int err = pthread_attr_init(attr);
 
-	if (cpu < 0)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (err || cpu < 0)
+		return err;
+	only_cpu(&set, cpu);
+	return pthread_attr_setaffinity_np(attr, sizeof(set), &set);
 }
 
 static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
@@ -112,7 +130,6 @@ static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
 
-	pin(r->cpu);
 	while (!stopping) {
 		int n = pcap_dispatch(r->pcap, -1, on_packet, (u_char *)r);
 
@@ -189,6 +206,13 @@ static size_t plan_sources(char sources[][IF_NAMESIZE + 16])
 	int n = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), &nodes), i;
 	size_t count = 0;
 
+	/* no class directory: no module, so not an mgcap device */
+	if (n < 0 && errno != ENOENT) {
+		fprintf(stderr, "mgdump: listing the mgcap queues in " MGCAP_SYSFS_CLASS ": %s\n",
+			strerror(errno));
+		return 0;
+	}
+
 	for (i = 0; i < n && count < MAX_READERS; i++) {
 		if (strcmp(nodes[i].ifname, opt.dev))
 			continue;
@@ -222,6 +246,8 @@ static int open_readers(void)
 	size_t i;
 
 	nreaders = plan_sources(sources);
+	if (!nreaders)
+		return -1;
 	for (i = 0; i < nreaders; i++) {
 		struct reader *r = &readers[i];
 		struct bpf_program prog;
@@ -292,7 +318,6 @@ static int write_loop(struct dump_output *out)
 
 	if (opt.duration_s)
 		end = start_ns + (uint64_t)opt.duration_s * 1000000000ULL;
-	pin(opt.writer_cpu);
 	for (;;) {
 		int idle = 1, done = stopping;
 		size_t i;
@@ -454,17 +479,61 @@ static int parse_args(int argc, char **argv)
 		strcat(filter, argv[optind]);
 	}
 	opt.filter = filter[0] ? filter : NULL;
+	for (c = 0; c < opt.ncpus; c++)
+		if (check_cpu(opt.cpus[c], "--cpus"))
+			return -1;
+	if (opt.writer_cpu >= 0 && check_cpu(opt.writer_cpu, "--writer-cpu"))
+		return -1;
 	return 0;
 bad:
-	fprintf(stderr, "mgdump: bad value '%s' for -%c\n", optarg, c);
+	for (v = 0; lo[v].name && lo[v].val != c; v++)
+		;
+	if (lo[v].name)
+		fprintf(stderr, "mgdump: bad value '%s' for --%s\n", optarg, lo[v].name);
+	else
+		fprintf(stderr, "mgdump: bad value '%s' for -%c\n", optarg, c);
 	return -1;
+}
+
+/* One thread per reader, each on its CPU; the writer is this thread. */
+static int start_threads(size_t *started)
+{
+	pthread_attr_t attr;
+	int err;
+
+	for (*started = 0; *started < nreaders; (*started)++) {
+		struct reader *r = &readers[*started];
+
+		err = pinned_attr(&attr, r->cpu);
+		if (!err) {
+			err = pthread_create(&r->thread, &attr, reader_main, r);
+			pthread_attr_destroy(&attr);
+		}
+		if (err) {
+			fprintf(stderr, "mgdump: cannot start the reader of %s: %s\n",
+				ifs[*started].name, strerror(err));
+			return -1;
+		}
+	}
+	if (opt.writer_cpu >= 0) {
+		cpu_set_t set;
+
+		only_cpu(&set, opt.writer_cpu);
+		err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+		if (err) {
+			fprintf(stderr, "mgdump: cannot pin the writer to CPU %d: %s\n",
+				opt.writer_cpu, strerror(err));
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct dump_output out;
 	struct sigaction sa;
-	size_t i;
+	size_t i, started;
 	int ret;
 
 	if (parse_args(argc, argv))
@@ -489,13 +558,13 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	start_ns = now_ns();
-	for (i = 0; i < nreaders; i++)
-		pthread_create(&readers[i].thread, NULL, reader_main, &readers[i]);
-	ret = write_loop(&out);
+	ret = start_threads(&started);
+	if (!ret)
+		ret = write_loop(&out);
 	stopping = 1;
 	for (i = 0; i < nreaders; i++)
 		pcap_breakloop(readers[i].pcap);
-	for (i = 0; i < nreaders; i++)
+	for (i = 0; i < started; i++)
 		pthread_join(readers[i].thread, NULL);
 	if (dump_output_close(&out) && !ret) {
 		fprintf(stderr, "mgdump: %s\n", out.error);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # The mgcap tests that need a kernel; run inside the VM by tests/vm-tests.sh.
 #   guest-tests.sh [TEST...]     (default: every t_* function of tests-*.sh)
-# Each test loads the modules fresh and unloads them after; it fails with
-# the first check that does not hold.
+# Each test loads the modules fresh and unloads them after; any check that
+# does not hold fails it (harness.sh).
 set -u
 B=$MGCAP_BUILD
 K=$(uname -r)
@@ -17,11 +17,10 @@ UDPCOUNT=$B/testprogs/mgcap-udpcount
 PCAPCHECK=$B/testprogs/mgcap-pcapcheck
 PCAPTEST=$B/testprogs/mgcap-pcaptest
 RUN=$B/tools/mgcap-run
-HERE=$(cd "$(dirname "$0")" && pwd)
 TMP=$(mktemp -d)
 
-say() { echo "    $*"; }
-bad() { echo "    FAILED: $*"; return 1; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/harness.sh"
 
 setup() {	# setup [QUEUES [DEVICES]]
 	insmod "$NIC" queues="${1:-4}" devices="${2:-1}" || return 1
@@ -79,28 +78,11 @@ wait_end() {	# wait_end NAME: its exit status
 
 # --- runner -------------------------------------------------------------------------
 
-# (sh functions share variables: the runner's start with R_)
 for f in "$HERE"/tests-*.sh; do
 	. "$f"
 done
-R_tests=${*:-$(cat "$HERE"/tests-*.sh | grep -o '^t_[a-z0-9_]*')}
-R_passed=0
-R_failed=0
-R_n=0
-for R_t in $R_tests; do
-	R_n=$((R_n + 1))
-	R_start=$(date +%s)
-	if $R_t >"$TMP/log" 2>&1; then
-		echo "ok $R_n - ${R_t#t_} ($(($(date +%s) - R_start)) s)"
-		grep -E '^    [^ ]' "$TMP/log"	# what the test measured (say)
-		R_passed=$((R_passed + 1))
-	else
-		echo "not ok $R_n - ${R_t#t_}"
-		sed 's/^/    /' "$TMP/log"
-		R_failed=$((R_failed + 1))
-	fi
-	teardown
-done
+run_tests ${*:-$(cat "$HERE"/tests-*.sh | grep -o '^t_[a-z0-9_]*')}
+status=$?
 echo "kernel $K: $R_passed passed, $R_failed failed"
 rm -rf "$TMP"
-[ $R_failed -eq 0 ]
+exit $status

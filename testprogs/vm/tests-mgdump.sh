@@ -84,17 +84,28 @@ t_mgdump_stops_cleanly_on_sigint() {
 
 t_mgdump_bad_input() {
 	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
-	for args in "-w x" "-i mgt0" "-i mgt0 -w x -C 0" "-i mgt0 -w x -W 3" \
-		"-i mgt0 -w x -s 0" "-i mgt0 -w x --cpus a" "-i nosuch0 -w $TMP/x" \
-		"-i mgt0 -w /nonexistent/dir/x" "-i mgt0 -w $TMP/x not-a-filter(("; do
-		out=$($MGDUMP $args 2>&1)
+	refused() {	# refused TEXT ARGS...: one line naming TEXT, non-zero exit, no file
+		text=$1
+		shift
+		out=$($MGDUMP "$@" 2>&1)
 		st=$?
 		lines=$(printf '%s\n' "$out" | wc -l)
-		if [ $st -eq 0 ] || [ "$lines" -ne 1 ]; then
-			bad "mgdump $args: status $st, '$out'"
-			return 1
+		if [ $st -eq 0 ] || [ "$lines" -ne 1 ] || ! echo "$out" | grep -qF -- "$text"; then
+			bad "mgdump $*: status $st, '$out' (want one line with '$text')"
 		fi
-	done
+	}
+	refused "no device" -w "$TMP/x"
+	refused "no output" -i mgt0
+	refused "'0' for -C" -i mgt0 -w "$TMP/x" -C 0
+	refused "-W needs -C" -i mgt0 -w "$TMP/x" -W 3
+	refused "'0' for -s" -i mgt0 -w "$TMP/x" -s 0
+	refused "'a' for --cpus" -i mgt0 -w "$TMP/x" --cpus a
+	refused "CPU 1000 (--cpus)" -i mgt0 -w "$TMP/x" --cpus 0,1000
+	refused "CPU 999 (--writer-cpu)" -i mgt0 -w "$TMP/x" --writer-cpu 999
+	refused "nosuch0" -i nosuch0 -w "$TMP/x"
+	refused "/nonexistent/dir/x" -i mgt0 -w /nonexistent/dir/x
+	refused "bad filter" -i mgt0 -w "$TMP/x" "not-a-filter(("
+	[ ! -e "$TMP/x" ] || bad "a refused mgdump left $TMP/x"
 }
 
 t_mgdump_decapsulates_erspan() {
