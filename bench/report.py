@@ -16,14 +16,23 @@ PLOTS = os.path.join(os.path.dirname(OUT) or ".", "bench", "plots")
 
 CONTENDERS = {
     "baseline": "nothing capturing",
-    "afpacket": "tcpdump, AF_PACKET, -s 96 -w /dev/null",
-    "afpacket-tmpfs": "tcpdump, AF_PACKET, -s 96 -w tmpfs",
-    "netsniff-ng": "netsniff-ng, whole frames to /dev/null",
+    "afpacket": "tcpdump, AF_PACKET, -s 96 -B 32768 -w /dev/null",
+    "afpacket-tmpfs": "tcpdump, AF_PACKET, -s 96 -B 32768 -w tmpfs",
+    "netsniff-ng": "netsniff-ng, whole frames to /dev/null, 32 MiB ring",
+    "mgcap-ring": "mgcap mirror + a reader that only consumes records (the capture path alone)",
     "mgcap-mirror": "mgcap mirror + stock tcpdump -s 96 -w /dev/null",
     "mgcap-drop": "mgcap drop + stock tcpdump -s 96 -w /dev/null",
+    "mgcap-drop-full": "mgcap drop, nobody reading (ring full)",
     "mgdump": "mgcap mirror + mgdump -s 96 to tmpfs",
     "mgdump-drop": "mgcap drop + mgdump -s 96 to tmpfs",
 }
+LOADS = {
+    "pktgen": "pktgen (`xmit_mode netif_receive`) into a dummy device",
+    "nic": "the test NIC's generator (NAPI), one queue",
+}
+# the idle loop: time the guest spent halted, not a cost
+IDLE_SYMBOLS = ("native_safe_halt", "default_idle", "arch_cpu_idle", "cpu_idle_poll",
+                "default_idle_call", "do_idle", "acpi_idle", "poll_idle")
 
 
 def read(name):
@@ -45,57 +54,107 @@ def fmt(v, digits=0):
     return f"{v:,.{digits}f}"
 
 
-def vm_groups(rows):
-    """(load, size, queues, hwts) -> contender -> list of rows, in run order."""
-    groups = {}
-    for r in rows:
-        key = (r["load"], int(r["size"]), int(r["queues"]), r["hwts"])
-        groups.setdefault(key, {}).setdefault(r["contender"], []).append(r)
-    return groups
+def costs():
+    """(load, size, hwts) -> contender -> {ipp, spread, rounds, offered, captured}.
+
+    Instructions a packet is the median of the measured rounds (round 0 is
+    the warm-up); the spread is max - min over them."""
+    rounds, out = {}, {}
+    for r in read("cost.csv"):
+        if int(r["round"]) == 0:
+            continue
+        key = (r["load"], int(r["size"]), r["hwts"])
+        ipp = int(r["instructions"]) / int(r["frames"])
+        rounds.setdefault(key, {}).setdefault(r["contender"], []).append(ipp)
+    for key, by in rounds.items():
+        out[key] = {c: {"ipp": med(v), "spread": max(v) - min(v), "rounds": v}
+                    for c, v in by.items()}
+    for r in read("capture.csv"):
+        key = (r["load"], int(r["size"]), r["hwts"])
+        c = out.get(key, {}).get(r["contender"])
+        if c is not None:
+            c["offered"] = int(r["offered"])
+            c["captured"] = int(r["captured"]) if r["captured"] else None
+    for by in out.values():
+        base = by.get("baseline", {}).get("ipp")
+        for c in by.values():
+            c["added"] = c["ipp"] - base if base is not None else None
+        af = by.get("afpacket", {}).get("added")
+        for c in by.values():
+            c["ratio"] = c["added"] / af if af and c["added"] is not None else None
+    return out
 
 
-def summarize(runs):
-    """The best round stands for the contender: the host preempting the
-    emulated CPU only ever slows a round down, never speeds it up."""
-    rates = [float(r["rx_pps"]) for r in runs]
-    cap = [float(r["captured"]) / float(r["seconds"]) for r in runs if r["captured"]]
-    drops = [max(0, int(r["dropped"])) for r in runs if r["dropped"] != ""]
-    return {
-        "rate": max(rates),
-        "rate_median": med(rates),
-        "rounds": len(rates),
-        "captured_pps": max(cap) if cap else None,
-        "drops": max(drops) if drops else None,
-        "offered": med([float(r["offered"]) for r in runs]),
-    }
+def cost_tables(summary):
+    out = []
+    for load, hwts in sorted({(k[0], k[2]) for k in summary}):
+        out.append(f"\n### {LOADS.get(load, load)}, hardware stamps {hwts}\n")
+        out.append("| frame bytes | contender | instructions/packet | spread | added "
+                   "| added / AF_PACKET's | captured of offered |")
+        out.append("|---:|---|---:|---:|---:|---:|---:|")
+        for size in sorted(k[1] for k in summary if k[0] == load and k[2] == hwts):
+            by = summary[(load, size, hwts)]
+            for c in CONTENDERS:
+                if c not in by:
+                    continue
+                s = by[c]
+                captured = "-" if c == "baseline" else \
+                    f"{fmt(s.get('captured'))} of {fmt(s.get('offered'))}"
+                out.append(f"| {size} | {CONTENDERS[c]} | {fmt(s['ipp'], 1)} | {fmt(s['spread'], 1)} "
+                           f"| {fmt(s['added'], 1) if c != 'baseline' else '-'} "
+                           f"| {fmt(s['ratio'], 2) if c not in ('baseline', 'afpacket') else '-'} "
+                           f"| {captured} |")
+    return out
 
 
-def vm_tables(groups):
-    out, summary = [], {}
-    for key in sorted(groups):
-        load, size, queues, hwts = key
-        by = {c: summarize(runs) for c, runs in groups[key].items()}
-        summary[key] = by
-        base = by.get("baseline", {}).get("rate")
-        af = by.get("afpacket", {}).get("rate")
-        af_cost = 1e9 / af - 1e9 / base if af and base else None
-        out.append(f"\n#### {load}, {size}-byte frames, {queues} queue{'s' if queues > 1 else ''}, "
-                   f"hardware stamps {hwts}\n")
-        out.append("| contender | receive path pps, best | median | captured pps, best "
-                   "| most lost in a round | added cost ns/packet | cost / AF_PACKET's |")
-        out.append("|---|---:|---:|---:|---:|---:|---:|")
-        for c in CONTENDERS:
-            if c not in by:
+def scaling():
+    """(hwts, contender) -> queues -> list of captured pps (wall clock)."""
+    out = {}
+    for r in read("scaling.csv"):
+        pps = int(r["captured"]) / float(r["seconds"])
+        out.setdefault((r["hwts"], r["contender"]), {}).setdefault(int(r["queues"]), []).append(pps)
+    return out
+
+
+def scaling_table(sc):
+    out = ["| stamps | contender | queues | captured pps, median | min | max |",
+           "|---|---|---:|---:|---:|---:|"]
+    for (hwts, c), by in sorted(sc.items()):
+        for q, v in sorted(by.items()):
+            out.append(f"| {hwts} | {CONTENDERS.get(c, c)} | {q} | {fmt(med(v))} "
+                       f"| {fmt(min(v))} | {fmt(max(v))} |")
+    return out
+
+
+def profiles():
+    """contender -> [(share of the non-idle samples, dso, symbol)], from perf report -n."""
+    out = {}
+    for c in CONTENDERS:
+        path = os.path.join(RES, f"profile-{c}.txt")
+        if not os.path.exists(path):
+            continue
+        rows = []
+        for line in open(path):
+            f = line.split()
+            # "  12.34%  1234  [kernel.kallsyms]  [k] symbol"
+            if len(f) < 5 or not f[0].endswith("%"):
                 continue
-            s = by[c]
-            cost = 1e9 / s["rate"] - 1e9 / base if base and s["rate"] else None
-            s["cost"] = cost
-            ratio = cost / af_cost if cost is not None and af_cost else None
-            s["cost_ratio"] = ratio
-            out.append(f"| {CONTENDERS[c]} | {fmt(s['rate'])} | {fmt(s['rate_median'])} "
-                       f"| {fmt(s['captured_pps'])} "
-                       f"| {fmt(s['drops'])} | {fmt(cost)} | {fmt(ratio, 2)} |")
-    return out, summary
+            rows.append((int(f[1]), f[2], " ".join(f[4:])))
+        busy = [r for r in rows if r[2] not in IDLE_SYMBOLS]
+        total = sum(r[0] for r in busy) or 1
+        out[c] = [(100.0 * n / total, dso, sym) for n, dso, sym in busy[:12]]
+    return out
+
+
+def profile_tables(prof):
+    out = []
+    for c, rows in prof.items():
+        out.append(f"\n**{CONTENDERS[c]}**\n")
+        out.append("| share of busy samples | object | symbol |")
+        out.append("|---:|---|---|")
+        for share, dso, sym in rows:
+            out.append(f"| {share:.1f} % | {dso.strip('[]')} | `{sym}` |")
+    return out
 
 
 def readpath_table():
@@ -172,67 +231,74 @@ plot for [i=2:{len(columns) + 1}] '{data}' using i:xtic(1) title columnheader(i)
 
 def plot(summary):
     os.makedirs(PLOTS, exist_ok=True)
-    sizes = sorted({k[1] for k in summary if k[0] == "pktgen"})
-    by_size = [(size, summary.get(("pktgen", size, 1, "off"), {})) for size in sizes]
-    rated = [c for c in CONTENDERS if any(c in by for _, by in by_size)]
-    histogram("pktgen-rates",
-              "pktgen into the receive path (best round, thousand packets/s; "
-              "higher is cheaper capture)",
-              rated, [(size, [by[c]["rate"] / 1000 if c in by else None for c in rated])
-                      for size, by in by_size], ylabel="kpps")
-    costed = ["afpacket", "mgcap-mirror", "mgcap-drop", "mgdump"]
-    histogram("pktgen-cost",
-              "Cost added to the receive path, ns/packet (best rounds; "
-              "below 0: cheaper than the stack)",
-              costed, [(size, [by.get(c, {}).get("cost") for c in costed])
-                       for size, by in by_size])
+    for old in os.listdir(PLOTS):
+        os.remove(os.path.join(PLOTS, old))
+    for load, hwts in (("pktgen", "off"), ("nic", "on")):
+        sizes = sorted(k[1] for k in summary if k[0] == load and k[2] == hwts)
+        shown = [c for c in CONTENDERS if c != "baseline"
+                 and any(c in summary[(load, size, hwts)] for size in sizes)]
+        if not sizes:
+            continue
+        histogram(f"{load}-added",
+                  f"{load}, stamps {hwts}: instructions a packet added to nothing capturing "
+                  "(below 0: cheaper than the stack)",
+                  shown, [(size, [summary[(load, size, hwts)].get(c, {}).get("added")
+                                  for c in shown]) for size in sizes],
+                  ylabel="instructions/packet")
 
 
 def main():
     env = {r[0]: r[1] for r in csv.reader(open(os.path.join(RES, "environment.csv")))} \
         if os.path.exists(os.path.join(RES, "environment.csv")) else {}
-    vm_rows = read("vm.csv")
-    groups = vm_groups(vm_rows)
-    vm_out, summary = vm_tables(groups)
+    summary = costs()
+    frames = med([int(r["frames"]) for r in read("cost.csv")])
+    cost_out = cost_tables(summary)
+    sc = scaling()
+    prof = profiles()
     rp_out, rp, ipp = readpath_table()
     wr_out, wr = writer_table()
     bu_out, bu = burst_table()
     plot(summary)
 
-    def get(load, size, queues, hwts, c, field):
-        return summary.get((load, size, queues, hwts), {}).get(c, {}).get(field)
+    def get(load, size, hwts, c, field):
+        return summary.get((load, size, hwts), {}).get(c, {}).get(field)
+
+    def lost(load, size, hwts, c):
+        s = summary.get((load, size, hwts), {}).get(c, {})
+        if s.get("captured") is None:
+            return None
+        return s["offered"] - s["captured"]
 
     targets = []
     for size in (64, 128):
-        r = get("pktgen", size, 1, "off", "mgcap-mirror", "cost_ratio")
+        r = get("pktgen", size, "off", "mgcap-mirror", "ratio")
         targets.append((f"mirror mode adds at most 1/4 of AF_PACKET's cost, {size} bytes",
-                        f"{fmt(r, 2)} of it", r is not None and r <= 0.25))
+                        f"{fmt(r, 2)} of it ({fmt(get('pktgen', size, 'off', 'mgcap-mirror', 'added'))}"
+                        f" against {fmt(get('pktgen', size, 'off', 'afpacket', 'added'))} instructions)",
+                        r is not None and r <= 0.25))
     for key in sorted(summary):
-        if key[0] in ("pktgen", "nic") and "mgcap-drop" in summary[key]:
-            d = summary[key]["mgcap-drop"]
-            b = summary[key]["baseline"]["rate"]
-            ok = d["captured_pps"] is not None and d["captured_pps"] >= b and not d["drops"]
-            targets.append((f"drop mode captures as fast as the baseline receives: {key[0]}, "
-                            f"{key[1]} bytes, {key[2]} queue(s), stamps {key[3]}",
-                            f"{fmt(d['captured_pps'])} vs {fmt(b)} pps", ok))
-    sizes = sorted({k[1] for k in summary if k[0] == "pktgen"})
-    if sizes:
-        md = summary[("pktgen", sizes[0], 1, "off")]
-        lossless = md["mgdump"]["drops"] == 0
-        tcpdump_worse = (md["afpacket-tmpfs"]["drops"] or 0) > 0 or \
-            (md["afpacket-tmpfs"]["cost"] or 0) > (md["mgdump"]["cost"] or 0)
-        targets.append((f"mgdump to tmpfs loses nothing at the highest rate ({sizes[0]} bytes), "
+        if "mgcap-drop" not in summary[key]:
+            continue
+        d, b = summary[key]["mgcap-drop"], summary[key]["baseline"]
+        gone = lost(*key, "mgcap-drop")
+        targets.append((f"drop mode captures as fast as the baseline receives: {key[0]}, "
+                        f"{key[1]} bytes, stamps {key[2]}",
+                        f"{fmt(d['ipp'])} against {fmt(b['ipp'])} instructions/packet, "
+                        f"{fmt(gone)} lost", d["ipp"] <= b["ipp"] and gone == 0))
+    md_lost, tc_lost = lost("pktgen", 64, "off", "mgdump"), lost("pktgen", 64, "off", "afpacket-tmpfs")
+    md_add, tc_add = get("pktgen", 64, "off", "mgdump", "added"), get("pktgen", 64, "off", "afpacket-tmpfs", "added")
+    if md_add is not None and tc_add is not None:
+        targets.append(("mgdump to tmpfs loses nothing at the highest rate (64 bytes), "
                         "where tcpdump -w loses or costs more",
-                        f"mgdump lost {md['mgdump']['drops']}, cost {fmt(md['mgdump']['cost'])} ns; "
-                        f"tcpdump lost {md['afpacket-tmpfs']['drops']}, cost "
-                        f"{fmt(md['afpacket-tmpfs']['cost'])} ns", lossless and tcpdump_worse))
-    for hwts in ("off", "on"):
-        for c in ("mgdump-drop", "mgcap-drop"):
-            one = get("nic", 64, 1, hwts, c, "captured_pps")
-            two = get("nic", 64, 2, hwts, c, "captured_pps")
-            if one and two:
-                targets.append((f"two queues capture 1.6x one queue ({c}, stamps {hwts})",
-                                f"{two / one:.2f}x", two / one >= 1.6))
+                        f"mgdump lost {md_lost}, added {fmt(md_add)}; tcpdump lost {tc_lost}, "
+                        f"added {fmt(tc_add)} instructions/packet",
+                        md_lost == 0 and (tc_lost > 0 or tc_add > md_add)))
+    for (hwts, c), by in sorted(sc.items()):
+        if 1 in by and 2 in by:
+            r = med(by[2]) / med(by[1])
+            targets.append((f"two queues capture 1.6x one queue ({c}, stamps {hwts}; wall clock)",
+                            f"{r:.2f}x (rounds {min(by[2]) / max(by[1]):.2f}x to "
+                            f"{max(by[2]) / min(by[1]):.2f}x)", r >= 1.6))
     for ratio in bu:
         targets.append(("largest lossless burst within 2% of ring / record", f"{ratio:.3f}",
                         abs(1 - ratio) <= 0.02))
@@ -240,42 +306,65 @@ def main():
         v = ipp.get(("mgcap", size))
         targets.append((f"read path at most 40 instructions per packet ({size} bytes)",
                         f"{v:.1f}", v <= 40))
-    for size, (m, f, ratio) in rp.items():
-        targets.append((f"read path 3x faster than the savefile reader ({size} bytes)",
-                        f"{ratio:.2f}x", ratio >= 3))
+    for size in sorted({s for (_, s) in ipp}):
+        m, f = ipp.get(("mgcap", size)), ipp.get(("savefile", size))
+        targets.append((f"read path 3x faster than the savefile reader ({size} bytes, instructions)",
+                        f"{f / m:.2f}x", f / m >= 3))
     for size, ratio in wr.items():
-        targets.append((f"pcapng writer 1.5x pcap_dump ({size} bytes)", f"{ratio:.2f}x", ratio >= 1.5))
+        targets.append((f"pcapng writer 1.5x pcap_dump ({size} bytes; host wall clock)",
+                        f"{ratio:.2f}x", ratio >= 1.5))
 
     lines = ["# mgcap benchmarks", "",
-             "Generated by `make bench` (bench/run.sh, bench/report.py) from the raw CSV in "
-             "bench/results/. Do not edit the tables by hand; bench/analysis.md is the "
-             "hand-written part, included at the end.", "",
-             f"This run: kernel {env.get('kernel', '?')} in a 2-vCPU QEMU VM under software "
-             f"emulation (TCG, clock source TSC), host CPU {env.get('host_cpu', '?')}, "
-             f"{env.get('date', '?')}. Emulation makes absolute numbers meaningless; "
-             "compare contenders only within one table.", "",
+             "Generated by `make bench` (bench/run.sh, bench/guest-bench.sh, bench/report.py) "
+             "from the raw CSV in bench/results/. Do not edit the tables by hand; "
+             "bench/analysis.md is the hand-written part, included at the end.", "",
+             f"This run: kernel {env.get('kernel', '?')}, host CPU {env.get('host_cpu', '?')}, "
+             f"{env.get('date', '?')}; the VM parts took {env.get('vm_minutes', '?')} minutes.", "",
+             "**Per-packet costs are instruction counts, not times.** The VM has one vCPU and "
+             "runs under QEMU's `-icount shift=0,sleep=off`: the guest clock advances one "
+             "nanosecond per guest instruction and skips idle time. A round's cost is the CPU's "
+             "run time from `/proc/schedstat` over a window that holds the injection and every "
+             "reader's complete drain, divided by the frames: everything a packet costs "
+             "(generator, receive path, hook, wakeups, context switches, reader). Every "
+             "contender is measured in the same boot; each runs a warm-up round first. "
+             "Instruction counts do not model cache misses or the price of a locked "
+             "instruction, and a `rep movs`/`rep stos` counts one per byte "
+             "(shared/notes/measuring.md). Only the multi-queue scaling and the pcapng "
+             "writer are wall-clock figures, and say so.", "",
              "## Targets", "", "| target | measured | met |", "|---|---|---|"]
     for name, value, ok in targets:
         lines.append(f"| {name} | {value} | {'yes' if ok else '**no**'} |")
-    lines += ["", "## Receive path under load (VM)", "",
-              "pktgen (`xmit_mode netif_receive`) into a dummy device, frames addressed to the "
-              "host (UDP to a closed port: the full IPv4/UDP receive work). The test NIC's "
-              "generators build frames in NAPI, queue N on CPU N. trafgen (TX_RING) sends "
-              "over a veth pair from a namespace. The generators feed the receive path "
-              "synchronously, so the receive-path rate is the rate they reach; "
-              "added cost = 1/rate - 1/baseline rate.", "",
-              "![pktgen rates](bench/plots/pktgen-rates.png)", "",
-              "![added cost](bench/plots/pktgen-cost.png)", ""]
-    lines += vm_out
+    lines += ["", "## Instructions a packet (VM, one vCPU, icount)", "",
+              f"{fmt(frames)} frames a round, the median of the measured rounds "
+              "after a warm-up; spread = largest - smallest round; added = the contender's "
+              "figure - nothing capturing's, in the same table. pktgen frames go to this "
+              "host's address, UDP to a closed port, so the stack does its full receive work; "
+              "drop mode skips it and so comes out below zero.", "",
+              "![pktgen](bench/plots/pktgen-added.png)", "",
+              "![test NIC](bench/plots/nic-added.png)", ""]
+    lines += cost_out
+    lines += ["", "## Where the instructions go (VM, icount, perf)", "",
+              "In-guest `perf record -e cpu-clock -c 49999 -a` over one pktgen round of 64-byte "
+              "frames after a warm-up: a sample every 49,999 guest instructions, kernel and "
+              "user space. Shares are of the samples outside the idle loop; the top entries of "
+              "each contender, as `perf report --sort dso,sym` gives them.", ""]
+    lines += profile_tables(prof)
+    lines += ["", "## Multi-queue scaling (VM, two vCPUs, wall clock)", "",
+              "icount serialises vCPUs, so this one is timed: the test NIC's generators, "
+              "queue N on vCPU N, 64-byte frames, captured packets per second of generation. "
+              "Wall-clock rates under emulation swing 10-40 % between rounds: the spread is "
+              "shown.", ""] + scaling_table(sc)
     lines += ["", "## Burst absorption (VM)", "",
               "No reader; bursts of P frames of 128 bytes into one queue; the largest P "
               "captured without a drop, found by bisection.", ""] + bu_out
     lines += ["", "## Read path (host)", "",
               "pcap_mgcap_read() (the module's code, compiled in) over a synthetic ring "
               "against libpcap's savefile reader over the same packets in memory, both "
-              "through pcap_dispatch() to the same callback; 4 MiB of records (cache-warm, as a live reader finds them), 31 alternating passes, median.",
+              "through pcap_dispatch() to the same callback; 4 MiB of records (cache-warm, as a "
+              "live reader finds them). Instructions under callgrind decide the target; the "
+              "times (31 alternating passes, median) are shown beside them.",
               ""] + rp_out
-    lines += ["", "## pcapng writer (host, tmpfs)", "",
+    lines += ["", "## pcapng writer (host, tmpfs, wall clock)", "",
               "mgdump's blocks (pcapng_epb into the block ring, dump_output_write) against "
               "pcap_dump() writing the same packets, 256 MB per pass, 7 alternating passes, "
               "median; MB/s of packet bytes.", ""] + wr_out

@@ -2,12 +2,13 @@
 # run.sh SRCDIR BUILDDIR: every benchmark, side by side, one run (make bench).
 #
 # On the host: the libpcap module's read path against the savefile reader
-# (time, and instructions under callgrind), mgdump's pcapng writer against
-# pcap_dump().  In a VM (one kernel, MGCAP_BENCH_KERNEL, default the first
-# built): pktgen, the test NIC and trafgen loads against every contender,
-# and burst absorption.  Raw CSV goes to bench/results/, then report.py
+# (instructions under callgrind, and time), mgdump's pcapng writer against
+# pcap_dump().  In VMs (one kernel, MGCAP_BENCH_KERNEL, default the first
+# built): instructions a packet for every contender under pktgen and test-NIC
+# loads, a profile of each, burst absorption, and multi-queue scaling.  Raw CSV goes to bench/results/, then report.py
 # writes BENCHMARKS.md and the plots from it.  MGCAP_BENCH_HOST_ONLY=1: the
-# host benchmarks only, with the last VM results.
+# host benchmarks only, with the last VM results.  MGCAP_BENCH_ICOUNT_PARTS,
+# MGCAP_BENCH_WALLCLOCK_PARTS: which parts of bench/guest-bench.sh each VM runs.
 set -eu
 src=$1
 build=$2
@@ -45,20 +46,33 @@ if [ -n "${MGCAP_BENCH_HOST_ONLY:-}" ]; then	# the VM results stay as they are
 	exit 0
 fi
 
-echo "bench: VM, kernel $kver (about 25 minutes under emulation)"
-out=$bb/vm
-rm -rf "$out"
-# TSC: the emulated HPET costs microseconds per read and hides what is measured
-MGCAP_VM_APPEND="clocksource=tsc tsc=reliable" MGCAP_VM_MEMORY=2G \
-	sh "$src/testprogs/vm/run-vm.sh" "$kver" "$out" \
-	"MGCAP_BUILD='$build' sh '$src/bench/guest-bench.sh' '$out'" >"$out.console" 2>&1 || {
-	cat "$out.console"
-	exit 1
+# the kernel parts: instruction counts in a 1-vCPU VM under icount (one guest
+# ns per guest instruction, idle time skipped), then the multi-queue scaling,
+# which icount cannot show, on the wall clock in a 2-vCPU VM
+vm() {	# vm NAME CPUS QEMU_OPTS PART...
+	name=$1 cpus=$2 qemu=$3
+	shift 3
+	out=$bb/$name
+	rm -rf "$out"
+	# TSC: the emulated HPET costs microseconds per read and hides what is measured
+	MGCAP_VM_APPEND="clocksource=tsc tsc=reliable" MGCAP_VM_MEMORY=2G MGCAP_VM_CPUS=$cpus \
+		MGCAP_VM_QEMU_OPTS=$qemu sh "$src/testprogs/vm/run-vm.sh" "$kver" "$out" \
+		"MGCAP_BUILD='$build' sh '$src/bench/guest-bench.sh' '$out' $*" >"$out.console" 2>&1 || {
+		cat "$out.console"
+		exit 1
+	}
+	grep -E '^(run-vm|bench):' "$out.console"
 }
-cp "$out/vm.csv" "$res/vm.csv"
-cp "$out/burst.csv" "$res/burst.csv"
+t0=$(date +%s)
+echo "bench: VM, kernel $kver: instruction counts under icount"
+vm icount 1 "-icount shift=0,sleep=off" ${MGCAP_BENCH_ICOUNT_PARTS:-cost profile burst}
+echo "bench: VM, kernel $kver: multi-queue scaling, wall clock"
+vm wallclock 2 "" ${MGCAP_BENCH_WALLCLOCK_PARTS:-scaling}
+rm -f "$res"/vm.csv "$res"/profile-*.txt
+cp "$bb"/icount/*.csv "$bb"/icount/profile-*.txt "$bb"/wallclock/scaling.csv "$res/"
 echo "kernel,$kver" >"$res/environment.csv"
 echo "host_cpu,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//; s/,/ /g')" >>"$res/environment.csv"
 echo "date,$(date -u +%Y-%m-%d)" >>"$res/environment.csv"
+echo "vm_minutes,$((($(date +%s) - t0 + 59) / 60))" >>"$res/environment.csv"
 
 python3 "$src/bench/report.py" "$res" "$src/BENCHMARKS.md"

@@ -187,7 +187,15 @@ static pcap_t *open_source(const char *name, char *err)
 		pcap_set_tstamp_type(p, PCAP_TSTAMP_ADAPTER_UNSYNCED);
 	status = pcap_activate(p);
 	if (status < 0) {
-		snprintf(err, PCAP_ERRBUF_SIZE, "%s", pcap_geterr(p));
+		const char *why = pcap_geterr(p);
+
+		/* libpcap's own message may or may not name the device */
+		if (!why[0])
+			why = pcap_statustostr(status);
+		if (strstr(why, name))
+			snprintf(err, PCAP_ERRBUF_SIZE, "%s", why);
+		else
+			snprintf(err, PCAP_ERRBUF_SIZE, "%s: %s", name, why);
 		pcap_close(p);
 		return NULL;
 	}

@@ -1,5 +1,7 @@
 #!/bin/sh
 # run-vm.sh KVER OUTDIR COMMAND
+# (environment: MGCAP_VM_CPUS, MGCAP_VM_MEMORY, MGCAP_VM_APPEND: kernel
+# arguments, MGCAP_VM_QEMU_OPTS: extra QEMU options, MGCAP_VM_TIMEOUT)
 #
 # Boots Debian's kernel KVER in a virtme-ng VM (software emulation; the host's
 # root file system is visible read-only, OUTDIR writable), runs COMMAND there,
@@ -20,8 +22,9 @@ rm -f "$out/rc" "$out/dmesg.txt"
 
 start=$(date +%s)
 timeout "${MGCAP_VM_TIMEOUT:-1800}" vng --run "$vmlinuz" --disable-kvm --force-9p \
-	--cpus 2 --memory "${MGCAP_VM_MEMORY:-1G}" --rwdir "$out" \
+	--cpus "${MGCAP_VM_CPUS:-2}" --memory "${MGCAP_VM_MEMORY:-1G}" --rwdir "$out" \
 	${MGCAP_VM_APPEND:+--append "$MGCAP_VM_APPEND"} \
+	${MGCAP_VM_QEMU_OPTS:+--qemu-opts="$MGCAP_VM_QEMU_OPTS"} \
 	--exec "$cmd; echo \$? > '$out/rc'; dmesg > '$out/dmesg.txt'" </dev/null
 vng_rc=$?
 end=$(date +%s)
