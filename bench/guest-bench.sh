@@ -73,7 +73,7 @@ start_contender() {
 		set -- netsniff-ng --in "$dev" --out /dev/null --ring-size ${BUF_MB}MiB --silent ;;
 	mgcap-ring)
 		# the capture path alone: a reader that only consumes records
-		$MGCAP start "$dev" ring-size ${BUF_MB}M >/dev/null || return 1
+		$MGCAP start "$dev" ring-size ${BUF_MB}M snaplen $SNAPLEN >/dev/null || return 1
 		set -- $WAIT "/dev/mgcap/$dev@0" hup 1000000 ;;
 	mgcap-mirror | mgcap-drop)
 		$MGCAP start "$dev" ring-size ${BUF_MB}M mode "${1#mgcap-}" >/dev/null || return 1
@@ -235,8 +235,11 @@ part_profile() {
 			>>"$LOG" 2>&1
 		stop_contender "$c" "$DEV" || return 1
 		# samples per symbol; report.py leaves out the idle loop's
-		perf report -i /run/perf/perf.data --stdio --no-children -n --sort dso,sym \
-			2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 80 >"$OUT/profile-$c.txt"
+		{
+			echo "# frames $FRAMES period 49999"
+			perf report -i /run/perf/perf.data --stdio --no-children -n --sort dso,sym \
+				2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 150
+		} >"$OUT/profile-$c.txt"
 		rm -f /run/perf/perf.data
 	done
 	umount /run/perf
@@ -311,6 +314,10 @@ part_scaling() {
 }
 
 mkdir -p "$TMPFS" && mount -t tmpfs -o size=1G tmpfs "$TMPFS" || exit 1
+# No ICMP port unreachables for the frames to closed ports: their rate limit
+# is a token bucket in time, so a slower receive path would send more of them
+# and the stack's own work a packet would depend on the contender.
+sysctl -qw net.ipv4.icmp_msgs_burst=0 net.ipv4.icmp_msgs_per_sec=0 || exit 1
 : >"$LOG"
 insmod "$KO" || exit 1
 # one queue per vCPU

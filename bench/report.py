@@ -11,8 +11,8 @@ import statistics
 import subprocess
 import sys
 
-RES, OUT = sys.argv[1], sys.argv[2]
-PLOTS = os.path.join(os.path.dirname(OUT) or ".", "bench", "plots")
+# set by main(); bench/agree.py sets RES alone
+RES = OUT = PLOTS = None
 
 CONTENDERS = {
     "baseline": "nothing capturing",
@@ -127,33 +127,44 @@ def scaling_table(sc):
 
 
 def profiles():
-    """contender -> [(share of the non-idle samples, dso, symbol)], from perf report -n."""
+    """contender -> {(dso, symbol): instructions a packet}, from perf report -n.
+
+    A sample stands for the period's instructions; the idle loop's are left out."""
     out = {}
     for c in CONTENDERS:
         path = os.path.join(RES, f"profile-{c}.txt")
         if not os.path.exists(path):
             continue
-        rows = []
-        for line in open(path):
+        lines = open(path).read().splitlines()
+        head = lines[0].split()  # "# frames N period P"
+        frames, period = int(head[2]), int(head[4])
+        rows = {}
+        for line in lines[1:]:
             f = line.split()
             # "  12.34%  1234  [kernel.kallsyms]  [k] symbol"
-            if len(f) < 5 or not f[0].endswith("%"):
+            if len(f) < 5 or not f[0].endswith("%") or " ".join(f[4:]) in IDLE_SYMBOLS:
                 continue
-            rows.append((int(f[1]), f[2], " ".join(f[4:])))
-        busy = [r for r in rows if r[2] not in IDLE_SYMBOLS]
-        total = sum(r[0] for r in busy) or 1
-        out[c] = [(100.0 * n / total, dso, sym) for n, dso, sym in busy[:12]]
+            rows[(f[2].strip("[]"), " ".join(f[4:]))] = int(f[1]) * period / frames
+        out[c] = rows
     return out
 
 
 def profile_tables(prof):
     out = []
+    base = prof.get("baseline", {})
     for c, rows in prof.items():
-        out.append(f"\n**{CONTENDERS[c]}**\n")
-        out.append("| share of busy samples | object | symbol |")
-        out.append("|---:|---|---|")
-        for share, dso, sym in rows:
-            out.append(f"| {share:.1f} % | {dso.strip('[]')} | `{sym}` |")
+        out.append(f"\n**{CONTENDERS[c]}**: {fmt(sum(rows.values()))} instructions a packet "
+                   "in the samples\n")
+        out.append("| object | symbol | instructions/packet | against nothing capturing |")
+        out.append("|---|---|---:|---:|")
+        for (dso, sym), v in sorted(rows.items(), key=lambda kv: -kv[1])[:12]:
+            d = v - base.get((dso, sym), 0.0)
+            out.append(f"| {dso} | `{sym}` | {fmt(v)} | {'-' if c == 'baseline' else f'{d:+,.0f}'} |")
+        if c != "baseline":
+            gained = {k: v - base.get(k, 0.0) for k, v in rows.items()}
+            top = sorted(gained.items(), key=lambda kv: -kv[1])[:8]
+            out.append("\nWhat it adds most: " + ", ".join(
+                f"`{sym}` {d:+,.0f}" for (dso, sym), d in top) + ".")
     return out
 
 
@@ -248,6 +259,9 @@ def plot(summary):
 
 
 def main():
+    global RES, OUT, PLOTS
+    RES, OUT = sys.argv[1], sys.argv[2]
+    PLOTS = os.path.join(os.path.dirname(OUT) or ".", "bench", "plots")
     env = {r[0]: r[1] for r in csv.reader(open(os.path.join(RES, "environment.csv")))} \
         if os.path.exists(os.path.join(RES, "environment.csv")) else {}
     summary = costs()
@@ -346,8 +360,10 @@ def main():
     lines += ["", "## Where the instructions go (VM, icount, perf)", "",
               "In-guest `perf record -e cpu-clock -c 49999 -a` over one pktgen round of 64-byte "
               "frames after a warm-up: a sample every 49,999 guest instructions, kernel and "
-              "user space. Shares are of the samples outside the idle loop; the top entries of "
-              "each contender, as `perf report --sort dso,sym` gives them.", ""]
+              "user space, so samples x 49,999 / frames is instructions a packet, give or "
+              "take the sampling's own error (a symbol with n samples: about sqrt(n)). The "
+              "idle loop is left out. Per contender: its top symbols, and what it adds most "
+              "against nothing capturing.", ""]
     lines += profile_tables(prof)
     lines += ["", "## Multi-queue scaling (VM, two vCPUs, wall clock)", "",
               "icount serialises vCPUs, so this one is timed: the test NIC's generators, "
@@ -375,4 +391,5 @@ def main():
         f.write("\n".join(lines) + "\n")
 
 
-main()
+if __name__ == "__main__":
+    main()

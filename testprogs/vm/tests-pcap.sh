@@ -2,11 +2,14 @@
 # guest-tests.sh).  Each client runs through mgcap-run.
 
 # capture CLIENT-ARGS...: starts a client in the background (output in
-# $TMP/client) and waits until it is capturing
+# $TMP/client) and waits until it is capturing.  tcpdump says "listening on"
+# once the source is active; dumpcap says "Capturing on" before it opens the
+# source, and "File: " only after (frames sent in between would be discarded
+# by the activation, and the test would wait for them in vain).
 capture() {
 	timeout 120 $RUN "$@" >"$TMP/client" 2>&1 &
 	client=$!
-	wait_text "$TMP/client" "listening on\|Capturing on"
+	wait_text "$TMP/client" "listening on\|^File: "
 }
 
 t_tcpdump_every_frame_with_adapter_stamps() {
