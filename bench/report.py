@@ -85,6 +85,52 @@ def costs():
     return out
 
 
+def floor_targets(summary):
+    """The per-packet floor's targets, pktgen at 64 bytes: (name, measured, met)."""
+    by = summary.get(("pktgen", 64, "off"), {})
+
+    def added(c):
+        return by.get(c, {}).get("added")
+
+    out = []
+    ring, af = added("mgcap-ring"), added("afpacket")
+    if ring is not None:
+        out.append(("the capture path alone adds at most 200 instructions a packet",
+                    f"{fmt(ring)}", ring <= 200))
+    mirror = added("mgcap-mirror")
+    if mirror is not None and af:
+        out.append(("mirror mode + stock tcpdump adds at most 0.5 x what AF_PACKET adds",
+                    f"{mirror / af:.2f} x ({fmt(mirror)} against {fmt(af)})", mirror <= 0.5 * af))
+    md, tc = added("mgdump"), added("afpacket-tmpfs")
+    if md is not None and tc:
+        out.append(("mgdump to tmpfs adds at most 0.6 x what tcpdump -w to tmpfs adds",
+                    f"{md / tc:.2f} x ({fmt(md)} against {fmt(tc)})", md <= 0.6 * tc))
+    drop, full = added("mgcap-drop"), added("mgcap-drop-full")
+    if drop is not None and full is not None:
+        out.append(("drop mode with tcpdump reading costs at most 450 above drop mode with "
+                    "nobody reading", f"{fmt(drop - full)} above", drop - full <= 450))
+    return out
+
+
+def floor_table(after, before_dir):
+    """The floor's targets now, and in the run kept in BEFORE_DIR (same method)."""
+    global RES
+    now = floor_targets(after)
+    before = {}
+    if os.path.isdir(before_dir):
+        saved, RES = RES, before_dir
+        before = {name: value for name, value, _ in floor_targets(costs())}
+        RES = saved
+    note = open(os.path.join(before_dir, "NOTE")).read().strip() \
+        if os.path.exists(os.path.join(before_dir, "NOTE")) else ""
+    out = ["| target (pktgen, 64 bytes) | before | now | met |", "|---|---:|---:|---|"]
+    for name, value, ok in now:
+        out.append(f"| {name} | {before.get(name, '-')} | {value} | {'yes' if ok else '**no**'} |")
+    if note:
+        out += ["", f"Before: {note}"]
+    return out
+
+
 def cost_tables(summary):
     out = []
     for load, hwts in sorted({(k[0], k[2]) for k in summary}):
@@ -313,6 +359,7 @@ def main():
             targets.append((f"two queues capture 1.6x one queue ({c}, stamps {hwts}; wall clock)",
                             f"{r:.2f}x (rounds {min(by[2]) / max(by[1]):.2f}x to "
                             f"{max(by[2]) / min(by[1]):.2f}x)", r >= 1.6))
+    targets += floor_targets(summary)
     for ratio in bu:
         targets.append(("largest lossless burst within 2% of ring / record", f"{ratio:.3f}",
                         abs(1 - ratio) <= 0.02))
@@ -356,6 +403,10 @@ def main():
               "drop mode skips it and so comes out below zero.", "",
               "![pktgen](bench/plots/pktgen-added.png)", "",
               "![test NIC](bench/plots/nic-added.png)", ""]
+    lines += ["", "### The per-packet floor: before and after", "",
+              "The targets of the work on the hook and the readers, from the tables below; "
+              "before: the same method's run kept in bench/results/before/.", ""]
+    lines += floor_table(summary, os.path.join(RES, "before"))
     lines += cost_out
     lines += ["", "## Where the instructions go (VM, icount, perf)", "",
               "In-guest `perf record -e cpu-clock -c 49999 -a` over one pktgen round of 64-byte "

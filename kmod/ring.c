@@ -46,6 +46,8 @@ struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
 	BUILD_BUG_ON(offsetof(struct mgcap_ring_ctrl, consumer) != 128);
 	BUILD_BUG_ON(sizeof(struct mgcap_ring_ctrl) > PAGE_SIZE);
 	BUILD_BUG_ON(sizeof(struct mgcap_rec) != 24);
+	/* mgcap_ring_capture() zeroes a record's padding with one u64 store */
+	BUILD_BUG_ON(sizeof(u64) != MGCAP_REC_ALIGN);
 
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
 	if (!ring)
@@ -162,6 +164,13 @@ static void mgcap_copy_piece(u8 **dst, u32 *left, const void *src, u32 len)
 	*left -= len;
 }
 
+/* The rest of the frame from @offset (relative to skb->data), linear or not. */
+static void mgcap_copy_rest(u8 *dst, const struct sk_buff *skb, int offset, u32 len)
+{
+	if (len && skb_copy_bits(skb, offset, dst, len))
+		memset(dst, 0, len);	/* cannot happen: caplen <= wire length */
+}
+
 /*
  * Copy the first @caplen bytes of the frame as it was on the wire: the MAC
  * header (which the stack has already pulled), an offloaded VLAN tag put
@@ -170,25 +179,27 @@ static void mgcap_copy_piece(u8 **dst, u32 *left, const void *src, u32 len)
 static void mgcap_copy_frame(u8 *dst, const struct sk_buff *skb, u32 mac_len,
 			     bool vlan, u32 caplen)
 {
-	const u8 *mac = skb_mac_header(skb);
+	/* @mac_len is skb->data - the MAC header, or 0 if it was never set */
+	const u8 *mac = skb->data - mac_len;
+	struct vlan_hdr tag;
 	u32 left = caplen;
 
-	if (vlan) {
-		struct vlan_hdr tag = {
-			.h_vlan_TCI = htons(skb_vlan_tag_get(skb)),
-			.h_vlan_encapsulated_proto = skb->vlan_proto,
-		};
-
-		/* the tag goes where the EtherType was: TPID, TCI, then EtherType */
-		mgcap_copy_piece(&dst, &left, mac, 2 * ETH_ALEN);
-		mgcap_copy_piece(&dst, &left, &tag.h_vlan_encapsulated_proto, 2);
-		mgcap_copy_piece(&dst, &left, &tag.h_vlan_TCI, 2);
-		mgcap_copy_piece(&dst, &left, mac + 2 * ETH_ALEN, mac_len - 2 * ETH_ALEN);
-	} else {
-		mgcap_copy_piece(&dst, &left, mac, mac_len);
+	if (!vlan) {
+		/* the common case: the MAC header lies just before skb->data */
+		if (caplen <= mac_len + skb_headlen(skb))
+			memcpy(dst, mac, caplen);
+		else
+			mgcap_copy_rest(dst, skb, -(int)mac_len, caplen);
+		return;
 	}
-	if (left && skb_copy_bits(skb, 0, dst, left))
-		memset(dst, 0, left);	/* cannot happen: caplen <= wire length */
+	tag.h_vlan_TCI = htons(skb_vlan_tag_get(skb));
+	tag.h_vlan_encapsulated_proto = skb->vlan_proto;
+	/* the tag goes where the EtherType was: TPID, TCI, then EtherType */
+	mgcap_copy_piece(&dst, &left, mac, 2 * ETH_ALEN);
+	mgcap_copy_piece(&dst, &left, &tag.h_vlan_encapsulated_proto, 2);
+	mgcap_copy_piece(&dst, &left, &tag.h_vlan_TCI, 2);
+	mgcap_copy_piece(&dst, &left, mac + 2 * ETH_ALEN, mac_len - 2 * ETH_ALEN);
+	mgcap_copy_rest(dst, skb, 0, left);
 }
 
 void mgcap_ring_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 queue)
@@ -231,6 +242,12 @@ void mgcap_ring_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 
 	head += skip;
 
 	rec = (struct mgcap_rec *)(ring->data + (head & ring->mask));
+	/*
+	 * Zero the record's last 8 bytes first, so that the padding after the
+	 * frame is zero once the copy is done: records are 8-byte aligned and
+	 * at least as long as the header, so this one store covers any padding.
+	 */
+	*(u64 *)((u8 *)rec + rec_len - sizeof(u64)) = 0;
 	rec->rec_len = rec_len;
 	rec->caplen = caplen;
 	rec->wirelen = wirelen;
@@ -238,7 +255,6 @@ void mgcap_ring_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 
 	rec->flags = flags;
 	rec->tstamp_ns = tstamp_ns;
 	mgcap_copy_frame(rec->data, skb, mac_len, vlan, caplen);
-	memset(rec->data + caplen, 0, rec_len - sizeof(*rec) - caplen);
 	head += rec_len;
 
 	/* the record is complete before the reader can see the new index */

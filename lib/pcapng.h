@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define PCAPNG_SHB_TYPE		0x0A0D0D0AU
 #define PCAPNG_IDB_TYPE		0x00000001U
@@ -18,6 +19,15 @@
 #define PCAPNG_BYTE_ORDER_MAGIC	0x1A2B3C4DU
 
 /* Bytes an enhanced packet block of @caplen captured bytes takes. */
+/* The total length of the block at @p, from its header. */
+static inline uint32_t pcapng_block_len(const uint8_t *p)
+{
+	uint32_t len;
+
+	memcpy(&len, p + 4, sizeof(len));
+	return len;
+}
+
 static inline size_t pcapng_epb_size(uint32_t caplen)
 {
 	return 32 + (((size_t)caplen + 3) & ~(size_t)3);

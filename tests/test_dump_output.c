@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* mgdump's files: names as tcpdump's, rotation between whole blocks, statistics at the end. */
 #include <pcap/pcap.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -143,6 +145,45 @@ static void test_ring_of_files(void)
 	CU_ASSERT(system(cmd) == 0);
 }
 
+/* A write the disk takes only part of: the whole blocks that fit stay in the file. */
+static void test_full_disk_keeps_whole_blocks(void)
+{
+	static uint8_t buf[1 << 16];
+	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600], cmd[640];
+	struct dump_output o;
+	struct rlimit saved, lim;
+	struct stat st;
+	uint64_t header;
+	size_t one, len;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/cap", dir);
+	memset(&o, 0, sizeof(o));
+	o.path = path;
+	o.ifs = ifs;
+	o.nifs = 2;
+	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
+	header = o.file_bytes;
+	one = blocks(buf, 0, 1);
+	len = blocks(buf, 0, 10);
+	/* room for 3.5 blocks: write() stops short, then fails (EFBIG, not a signal) */
+	signal(SIGXFSZ, SIG_IGN);
+	CU_ASSERT_FATAL(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+	lim = saved;
+	lim.rlim_cur = header + 3 * one + one / 2;
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, len), -1);
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &saved) == 0);
+	signal(SIGXFSZ, SIG_DFL);
+	CU_ASSERT_EQUAL(o.kept, 3 * one);
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.error, "File too large"));
+	CU_ASSERT(stat(path, &st) == 0 && (uint64_t)st.st_size == header + 3 * one);
+	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
+	CU_ASSERT_EQUAL(read_back(dir, "cap", 1, 0), 3);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
 static void test_unwritable_path(void)
 {
 	struct dump_output o;
@@ -161,6 +202,7 @@ void register_dump_output_tests(void)
 		{ "file names", test_file_names },
 		{ "rotation between whole blocks", test_rotation_between_whole_blocks },
 		{ "ring of files", test_ring_of_files },
+		{ "full disk keeps whole blocks", test_full_disk_keeps_whole_blocks },
 		{ "unwritable path", test_unwritable_path },
 	};
 

@@ -35,8 +35,12 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* All of it, or -1; on failure the file is cut back to where it was. */
-static int write_all(struct dump_output *o, const uint8_t *p, size_t len)
+/*
+ * All of it, or -1 with the file cut back to its last whole block: @kept
+ * (NULL: @p is not blocks, none of it stays) gets the bytes of @p's whole
+ * blocks that stay in the file.
+ */
+static int write_all(struct dump_output *o, const uint8_t *p, size_t len, size_t *kept)
 {
 	uint64_t before = o->file_bytes;
 	size_t done = 0;
@@ -48,10 +52,16 @@ static int write_all(struct dump_output *o, const uint8_t *p, size_t len)
 			continue;
 		if (n <= 0) {
 			int err = n < 0 ? errno : ENOSPC;
+			size_t keep = 0;
 
 			snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(err));
-			if (ftruncate(o->fd, (off_t)before) == 0)
-				lseek(o->fd, (off_t)before, SEEK_SET);
+			while (kept && done - keep >= 8 && pcapng_block_len(p + keep) <= done - keep)
+				keep += pcapng_block_len(p + keep);
+			if (kept)
+				*kept = keep;
+			if (ftruncate(o->fd, (off_t)(before + keep)) == 0)
+				lseek(o->fd, (off_t)(before + keep), SEEK_SET);
+			o->file_bytes = before + keep;
 			return -1;
 		}
 		done += (size_t)n;
@@ -66,12 +76,12 @@ static int write_header(struct dump_output *o)
 	size_t i, n;
 
 	n = pcapng_shb(buf, sizeof(buf), "mgdump (mgcap)");
-	if (write_all(o, buf, n))
+	if (write_all(o, buf, n, NULL))
 		return -1;
 	for (i = 0; i < o->nifs; i++) {
 		n = pcapng_idb(buf, sizeof(buf), o->ifs[i].linktype, o->ifs[i].snaplen,
 			       o->ifs[i].name, o->ifs[i].description);
-		if (write_all(o, buf, n))
+		if (write_all(o, buf, n, NULL))
 			return -1;
 	}
 	return 0;
@@ -95,7 +105,7 @@ static int write_trailer(struct dump_output *o)
 	o->collect_stats(stats, o->nifs, o->collect_arg);
 	for (i = 0; i < o->nifs && !ret; i++) {
 		n = pcapng_isb(buf, sizeof(buf), (uint32_t)i, now, &stats[i]);
-		ret = write_all(o, buf, n);
+		ret = write_all(o, buf, n, NULL);
 	}
 	free(stats);
 	return ret;
@@ -158,16 +168,12 @@ static int rotate(struct dump_output *o)
 	return open_file(o);
 }
 
-static uint32_t block_len(const uint8_t *p)
-{
-	uint32_t len;
-
-	memcpy(&len, p + 4, 4);
-	return len;
-}
-
 int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 {
+	const uint8_t *start = blocks;
+	size_t torn = 0;
+
+	o->kept = 0;
 	while (len) {
 		size_t run = len;
 
@@ -176,17 +182,21 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 			uint64_t limit = o->rotate_bytes - o->nifs * PCAPNG_ISB_MAX;
 
 			run = 0;
-			while (run < len && (o->file_bytes + run + block_len(blocks + run) <= limit ||
+			while (run < len && (o->file_bytes + run + pcapng_block_len(blocks + run) <= limit ||
 					     (run == 0 && o->file_bytes == o->header_bytes)))
-				run += block_len(blocks + run);
+				run += pcapng_block_len(blocks + run);
 			if (run == 0) {
-				if (rotate(o))
+				if (rotate(o)) {
+					o->kept = (size_t)(blocks - start);
 					return -1;
+				}
 				continue;
 			}
 		}
-		if (write_all(o, blocks, run))
+		if (write_all(o, blocks, run, &torn)) {
+			o->kept = (size_t)(blocks - start) + torn;
 			return -1;
+		}
 		blocks += run;
 		len -= run;
 	}

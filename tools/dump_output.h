@@ -35,6 +35,7 @@ struct dump_output {
 	uint64_t file_bytes;
 	uint64_t header_bytes;		/* of the current file */
 	uint64_t files_done;
+	size_t kept;			/* after a failed dump_output_write() */
 	char current[4096];
 	char error[4400];
 };
@@ -44,7 +45,8 @@ int dump_output_open(struct dump_output *o);
 
 /*
  * Writes @len bytes of whole blocks, rotating between blocks when the file
- * would exceed rotate_bytes.  0, or -1 with error set.
+ * would exceed rotate_bytes.  0, or -1 with error set and kept: how many of
+ * the bytes (whole blocks, from the start) are in the output all the same.
  */
 int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len);
 

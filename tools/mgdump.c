@@ -58,6 +58,18 @@ static struct {
 } opt = { .path = NULL, .snaplen = 96, .buffer_bytes = 256ULL << 20, .writer_cpu = -1 };
 
 static struct reader readers[MAX_READERS];
+/*
+ * The writer sleeps while every buffer is empty; a reader that has put
+ * blocks in wakes it, once a batch and only when it sleeps.  Without a
+ * signal it still wakes every WRITER_NAP_MS for the status line, -G and
+ * stopping.
+ */
+#define WRITER_NAP_MS	100
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int sleeping;
+} writer_wake = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
 static struct dump_interface ifs[MAX_READERS];
 static size_t nreaders;
 static volatile sig_atomic_t stopping;
@@ -126,6 +138,17 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *b
 	r->captured++;
 }
 
+static void wake_writer(void)
+{
+	/* pairs with the writer's fence: it sees our blocks, or we see it asleep */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&writer_wake.sleeping, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&writer_wake.lock);
+	pthread_cond_signal(&writer_wake.cond);
+	pthread_mutex_unlock(&writer_wake.lock);
+}
+
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
@@ -137,8 +160,42 @@ static void *reader_main(void *arg)
 			fprintf(stderr, "mgdump: %s\n", pcap_geterr(r->pcap));
 			stopping = 1;
 		}
+		if (n)
+			wake_writer();
 	}
+	wake_writer();
 	return NULL;
+}
+
+static int buffers_empty(void)
+{
+	size_t i;
+
+	for (i = 0; i < nreaders; i++)
+		if (blockring_fill(&readers[i].ring))
+			return 0;
+	return 1;
+}
+
+/* The writer found nothing: sleep until a reader has blocks, or a nap's end. */
+static void writer_sleep(void)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += WRITER_NAP_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&writer_wake.lock);
+	__atomic_store_n(&writer_wake.sleeping, 1, __ATOMIC_RELAXED);
+	/* pairs with wake_writer(): a block committed before it is seen here */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (buffers_empty() && !stopping)
+		pthread_cond_timedwait(&writer_wake.cond, &writer_wake.lock, &until);
+	__atomic_store_n(&writer_wake.sleeping, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&writer_wake.lock);
 }
 
 static void on_signal(int sig)
@@ -316,6 +373,16 @@ static void status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t byte
 	*last_bytes = bytes;
 }
 
+/* The whole blocks in @len bytes at @data, at most @max of them (0: all): bytes, and *@count. */
+static size_t count_blocks(const uint8_t *data, size_t len, uint64_t max, size_t *count)
+{
+	size_t bytes = 0;
+
+	for (*count = 0; bytes < len && (!max || *count < max); (*count)++)
+		bytes += pcapng_block_len(data + bytes);
+	return bytes;
+}
+
 /* The writer: drains every reader's buffer into the output. */
 static int write_loop(struct dump_output *out)
 {
@@ -333,19 +400,16 @@ static int write_loop(struct dump_output *out)
 		for (i = 0; i < nreaders; i++) {
 			struct reader *r = &readers[i];
 			const uint8_t *data;
-			size_t n = blockring_peek(&r->ring, &data), take = 0, blocks = 0;
+			size_t n = blockring_peek(&r->ring, &data), take, blocks;
 
 			if (!n)
 				continue;
 			idle = 0;
-			while (take < n && (!opt.count || total + blocks < opt.count)) {
-				uint32_t len;
-
-				memcpy(&len, data + take + 4, 4);
-				take += len;
-				blocks++;
-			}
+			take = count_blocks(data, n, opt.count ? opt.count - total : 0, &blocks);
 			if (take && dump_output_write(out, data, take)) {
+				/* what did make it into the file counts as written */
+				count_blocks(data, out->kept, 0, &blocks);
+				r->written += blocks;
 				fprintf(stderr, "mgdump: %s\n", out->error);
 				stopping = 1;
 				return -1;
@@ -368,7 +432,7 @@ static int write_loop(struct dump_output *out)
 		if (done && opt.count && total >= opt.count)
 			break;
 		if (idle)
-			usleep(1000);
+			writer_sleep();
 	}
 	if (tty)
 		fputc('\n', stderr);
