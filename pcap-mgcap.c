@@ -354,6 +354,7 @@ static void pcap_mgcap_cleanup(pcap_t *p)
 
 	for (i = 0; pm->queues && i < pm->merge.n; i++)
 		mgcap_reader_close(&pm->queues[i].r);
+	mgcap_merge_free(&pm->merge);
 	free(pm->queues);
 	free(pm->stats_base);
 	pm->queues = NULL;
@@ -596,7 +597,10 @@ static int activate(pcap_t *p)
 
 	if (p->opt.timeout > 0 && (uint64_t)p->opt.timeout * 1000000ULL < hold)
 		hold = (uint64_t)p->opt.timeout * 1000000ULL;
-	mgcap_merge_init(&pm->merge, pm->queues, pm->merge.n, hold);
+	if (mgcap_merge_init(&pm->merge, pm->queues, pm->merge.n, hold)) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "mgcap: out of memory");
+		return PCAP_ERROR;
+	}
 
 	p->fd = epoll_create1(EPOLL_CLOEXEC);
 	pm->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

@@ -7,6 +7,8 @@
  *
  *   readpath SIZE...               CSV on stdout: reader,size,pass,packets,ns_per_packet
  *   readpath --once READER SIZE N  one pass of N packets, for callgrind
+ *   readpath --merge QUEUES N      N 64-byte records spread over QUEUES rings,
+ *                                  read through the merge, for callgrind
  *
  * The module is compiled in here, from pcap-mgcap.c itself, so that its
  * private state can be pointed at the synthetic ring; everything else comes
@@ -92,7 +94,8 @@ static pcap_t *open_module(struct synthetic_ring *s)
 		die(err);
 	pm->queues[0].r.fd = -1;
 	pm->merge.n = 1;
-	mgcap_merge_init(&pm->merge, pm->queues, 1, MGCAP_MERGE_HOLD_NS);
+	if (mgcap_merge_init(&pm->merge, pm->queues, 1, MGCAP_MERGE_HOLD_NS))
+		die("out of memory");
 	pm->nano = 1;
 	pm->nonblock = 1;
 	p->snapshot = MAXIMUM_SNAPLEN;
@@ -187,11 +190,84 @@ static uint64_t pass_savefile(const char *file, size_t len, uint64_t n)
 	return ns;
 }
 
+/*
+ * The merge alone (deliver_merged(), as mgcap:DEV reads several queues),
+ * over @queues rings holding records round robin in stamp order, so that
+ * every record comes from another queue than the last.  One more record
+ * per queue than read, so that none is held back waiting for an empty one.
+ */
+static void pass_merge(size_t queues, uint64_t n)
+{
+	struct synthetic_ring *rings = calloc(queues, sizeof(*rings));
+	uint64_t per_queue = n / queues + 2, ring_bytes = 1 << 16, k;
+	char ebuf[PCAP_ERRBUF_SIZE], err[160];
+	uint8_t frame[MGT_FRAME_MAX];
+	struct sink sink = { 0 };
+	struct pcap_mgcap *pm;
+	int ours;
+	size_t q;
+	pcap_t *p = bench_mgcap_create("mgcap:bench0", ebuf, &ours);
+
+	if (!p || !rings)
+		die("cannot set up the merge");
+	pm = p->priv;
+	pm->queues = calloc(queues, sizeof(*pm->queues));
+	if (!pm->queues)
+		die("out of memory");
+	while (ring_bytes < per_queue * MGCAP_REC_LEN(60) + 4096)
+		ring_bytes *= 2;
+	for (q = 0; q < queues; q++)
+		if (synthetic_ring_init(&rings[q], ring_bytes, (uint32_t)q))
+			die("cannot allocate a synthetic ring");
+	for (k = 0; k < n + queues; k++) {
+		build_frame(frame, 64, k);
+		if (synthetic_ring_put(&rings[k % queues], frame, 60, 60, (uint16_t)(k % queues),
+				       MGCAP_REC_F_HWTSTAMP, mgt_hwtstamp(0, k)))
+			die("the synthetic ring is full");
+	}
+	for (q = 0; q < queues; q++) {
+		if (mgcap_reader_attach(&pm->queues[q].r, rings[q].map, rings[q].map_size, err,
+					sizeof(err)))
+			die(err);
+		pm->queues[q].r.fd = -1;
+	}
+	pm->merge.n = queues;
+	if (mgcap_merge_init(&pm->merge, pm->queues, queues, MGCAP_MERGE_HOLD_NS))
+		die("out of memory");
+	pm->nano = 1;
+	p->cleanup_op = pcap_mgcap_cleanup;
+	p->activated = 1;
+	while (sink.packets < n) {
+		uint64_t wait;
+		uint64_t left = n - sink.packets;
+		int max = left < MGCAP_BATCH_MAX ? (int)left : MGCAP_BATCH_MAX;
+
+		if (!deliver_merged(p, max, monotonic_ns(), &wait, count_packet, (u_char *)&sink))
+			die("the merge held a record back");
+		mgcap_merge_release(&pm->merge);
+	}
+	for (q = 0; q < queues; q++) {
+		pm->queues[q].r.map = NULL;	/* not the module's to unmap */
+		synthetic_ring_free(&rings[q]);
+	}
+	free(rings);
+	pcap_close(p);
+}
+
 int main(int argc, char **argv)
 {
 	struct synthetic_ring ring;
 	int i, pass;
 
+	if (argc == 4 && !strcmp(argv[1], "--merge")) {
+		unsigned long queues = strtoul(argv[2], NULL, 10);
+		uint64_t n = strtoull(argv[3], NULL, 10);
+
+		if (queues < 1 || queues > 1024 || n < 1 || n > 10000000)
+			die("--merge QUEUES (1 to 1024) N (1 to 10000000)");
+		pass_merge(queues, n);
+		return 0;
+	}
 	if (synthetic_ring_init(&ring, RING_BYTES, 0))
 		die("cannot allocate the synthetic ring");
 	if (argc == 5 && !strcmp(argv[1], "--once")) {
@@ -215,7 +291,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: readpath SIZE... | readpath --once mgcap|savefile SIZE N\n");
+		fprintf(stderr, "usage: readpath SIZE... | readpath --once mgcap|savefile SIZE N"
+			" | readpath --merge QUEUES N\n");
 		return 2;
 	}
 	printf("reader,size,pass,packets,ns_per_packet\n");

@@ -36,6 +36,17 @@ for size in 64 1518; do
 	done
 done
 
+echo "bench: merged reads of 1 to 64 queues"
+echo "queues,records,instructions,callback_instructions" >"$res/merge-callgrind.csv"
+for queues in 1 4 16 64; do
+	n=20000
+	valgrind -q --tool=callgrind --toggle-collect=deliver_merged --callgrind-out-file="$bb/cg.out" \
+		"$bb/readpath" --merge $queues $n
+	total=$(callgrind_annotate "$bb/cg.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+	cb=$(callgrind_annotate "$bb/cg.out" | awk '/:count_packet / { gsub(",", "", $1); print $1; exit }')
+	echo "$queues,$n,$total,${cb:-0}" >>"$res/merge-callgrind.csv"
+done
+
 echo "bench: pcapng writer"
 tmp=$(mktemp -d /dev/shm/mgcap-bench.XXXXXX)
 "$bb/writer" "$tmp" 64 128 256 1518 >"$res/writer.csv"

@@ -35,14 +35,32 @@ struct mgcap_merge {
 	struct mgcap_merge_queue *q;
 	size_t n;
 	uint64_t hold_ns;
+	/*
+	 * Every queue is in one of two sets.  Those with a record looked at
+	 * form a heap by (stamp, queue), so the oldest is found without
+	 * looking at them all; the others are looked at again on every call,
+	 * as only they can change.  A record costs O(log n) plus the queues
+	 * that are empty, not O(n).  The queue last handed out stays on top
+	 * (top_stale) until the next call looks at it: its next record then
+	 * takes its place with one sift.
+	 */
+	struct mgcap_merge_slot {
+		uint64_t tstamp_ns;	/* of the queue's record looked at */
+		size_t queue;
+	} *heap;
+	size_t heap_n;
+	int top_stale;
+	size_t *empty, empty_n;
 };
 
 /*
  * @queues[i].r must be attached (mgcap_reader_open/attach); the merge reads
- * from where each reader stands.  @hold_ns 0: never hold back.
+ * from where each reader stands.  @hold_ns 0: never hold back.  0, or -1
+ * (out of memory); mgcap_merge_free() frees what it allocated.
  */
-void mgcap_merge_init(struct mgcap_merge *m, struct mgcap_merge_queue *queues, size_t n,
-		      uint64_t hold_ns);
+int mgcap_merge_init(struct mgcap_merge *m, struct mgcap_merge_queue *queues, size_t n,
+		     uint64_t hold_ns);
+void mgcap_merge_free(struct mgcap_merge *m);
 
 /*
  * The next record in stamp order, or NULL.  With NULL, *@wait_ns says how

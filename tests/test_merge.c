@@ -23,13 +23,14 @@ static void setup(size_t n)
 		CU_ASSERT_FATAL(mgcap_reader_attach(&queues[i].r, rings[i].map, rings[i].map_size,
 						    err, sizeof(err)) == 0);
 	}
-	mgcap_merge_init(&merge, queues, n, HOLD);
+	CU_ASSERT_FATAL(mgcap_merge_init(&merge, queues, n, HOLD) == 0);
 }
 
 static void teardown(size_t n)
 {
 	size_t i;
 
+	mgcap_merge_free(&merge);
 	for (i = 0; i < n; i++)
 		synthetic_ring_free(&rings[i]);
 }
@@ -175,6 +176,137 @@ static void test_zero_hold_never_waits(void)
 	teardown(2);
 }
 
+/*
+ * The merge as it was first written, looking at every queue for every
+ * record: the reference the heap must agree with, record for record.
+ */
+struct ref_queue {
+	struct mgcap_reader r;
+	const struct mgcap_rec *next;
+	uint64_t next_seen, last_ts, head_seen, head_seen_at;
+};
+
+static const struct mgcap_rec *ref_next(struct ref_queue *rq, size_t n, uint64_t hold,
+					uint64_t now, size_t *queue, uint64_t *wait)
+{
+	struct ref_queue *best = NULL;
+	const struct mgcap_rec *rec;
+	size_t i, best_i = 0;
+
+	for (i = 0; i < n; i++) {
+		struct ref_queue *q = &rq[i];
+
+		if (!q->next) {
+			q->next = mgcap_reader_next(&q->r);
+			if (q->r.head != q->head_seen) {
+				q->head_seen = q->r.head;
+				q->head_seen_at = now;
+			}
+			if (q->next)
+				q->next_seen = q->head_seen_at;
+		}
+		if (q->next && (!best || q->next->tstamp_ns < best->next->tstamp_ns ||
+				(q->next->tstamp_ns == best->next->tstamp_ns && i < best_i))) {
+			best = q;
+			best_i = i;
+		}
+	}
+	*wait = 0;
+	if (!best)
+		return NULL;
+	if (now - best->next_seen < hold)
+		for (i = 0; i < n; i++)
+			if (!rq[i].next && rq[i].last_ts < best->next->tstamp_ns) {
+				*wait = hold - (now - best->next_seen);
+				return NULL;
+			}
+	*queue = best_i;
+	rec = best->next;
+	best->last_ts = rec->tstamp_ns;
+	best->next = NULL;
+	return rec;
+}
+
+/* 64 queues, records arriving at random, stamps tied often: the same stream as the reference. */
+static void test_agrees_with_looking_at_every_queue(void)
+{
+	enum { QUEUES = 64 };
+	static struct synthetic_ring big[QUEUES];
+	static struct mgcap_merge_queue mq[QUEUES];
+	static struct ref_queue rq[QUEUES];
+	uint64_t stamp[QUEUES] = { 0 }, now = T0, put_n = 0, taken = 0;
+	struct mgcap_merge m;
+	uint8_t frame[64] = { 0 };
+	char err[128];
+	uint32_t seed = 12345;
+	size_t i;
+	int step;
+
+	for (i = 0; i < QUEUES; i++) {
+		CU_ASSERT_FATAL(synthetic_ring_init(&big[i], 1 << 20, (uint32_t)i) == 0);
+		CU_ASSERT_FATAL(mgcap_reader_attach(&mq[i].r, big[i].map, big[i].map_size,
+						    err, sizeof(err)) == 0);
+		CU_ASSERT_FATAL(mgcap_reader_attach(&rq[i].r, big[i].map, big[i].map_size,
+						    err, sizeof(err)) == 0);
+	}
+	CU_ASSERT_FATAL(mgcap_merge_init(&m, mq, QUEUES, HOLD) == 0);
+	for (step = 0; step < 200000; step++) {
+		uint32_t r;
+
+		/* xorshift32: the same sequence everywhere */
+		seed ^= seed << 13;
+		seed ^= seed >> 17;
+		seed ^= seed << 5;
+		r = seed;
+
+		if (r % 8 < 3) {		/* a record into some queue, its stamp near the others' */
+			size_t q = (r >> 3) % (r % 8 == 0 ? 4 : QUEUES);
+
+			stamp[q] += (r >> 12) % 3;
+			CU_ASSERT_FATAL(synthetic_ring_put(&big[q], frame, sizeof(frame), sizeof(frame),
+							   (uint16_t)q, 0, stamp[q]) == 0);
+			put_n++;
+		} else if (r % 8 == 3) {	/* time goes by */
+			now += (r >> 3) % (HOLD / 4);
+		} else {			/* both take one */
+			size_t qa = 0, qb = 0;
+			uint64_t wa, wb;
+			const struct mgcap_rec *a = mgcap_merge_next(&m, now, &qa, &wa);
+			const struct mgcap_rec *b = ref_next(rq, QUEUES, HOLD, now, &qb, &wb);
+
+			/* the same ring memory: the same record is the same pointer */
+			CU_ASSERT_PTR_EQUAL_FATAL(a, b);
+			CU_ASSERT_EQUAL_FATAL(wa, wb);
+			if (a) {
+				CU_ASSERT_EQUAL_FATAL(qa, qb);
+				taken++;
+			}
+		}
+	}
+	/* then time runs on: every record comes out, the same in both */
+	for (;;) {
+		size_t qa = 0, qb = 0;
+		uint64_t wa, wb;
+		const struct mgcap_rec *a = mgcap_merge_next(&m, now, &qa, &wa);
+		const struct mgcap_rec *b = ref_next(rq, QUEUES, HOLD, now, &qb, &wb);
+
+		CU_ASSERT_PTR_EQUAL_FATAL(a, b);
+		CU_ASSERT_EQUAL_FATAL(wa, wb);
+		if (a) {
+			CU_ASSERT_EQUAL_FATAL(qa, qb);
+			taken++;
+		} else if (wa) {
+			now += wa;
+		} else {
+			break;
+		}
+	}
+	CU_ASSERT_EQUAL(taken, put_n);
+	mgcap_merge_free(&m);
+	for (i = 0; i < QUEUES; i++)
+		synthetic_ring_free(&big[i]);
+}
+
 void register_merge_tests(void)
 {
 	static const struct unit_test tests[] = {
@@ -183,6 +315,7 @@ void register_merge_tests(void)
 		{ "no hold for a queue already past", test_no_hold_for_a_queue_already_past },
 		{ "release keeps what was not handed out", test_release_keeps_what_was_not_handed_out },
 		{ "zero hold never waits", test_zero_hold_never_waits },
+		{ "agrees with looking at every queue", test_agrees_with_looking_at_every_queue },
 	};
 
 	ADD_SUITE("merge", tests);

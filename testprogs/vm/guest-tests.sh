@@ -60,6 +60,16 @@ wait_idle() {	# wait_idle DEV: until its generators have nothing pending
 	done
 }
 
+wait_readers() {	# wait_readers DEV: until every queue of DEV has a reader (10 s at most)
+	i=0
+	while out=$($MGCAP -j show "$1") && echo "$out" | grep -q '"reader":false'; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && { echo "$out"; return 1; }
+		sleep 0.1
+	done
+	[ -n "$out" ]
+}
+
 wait_text() {	# wait_text FILE TEXT: until FILE shows TEXT (10 s at most)
 	i=0
 	until grep -q "$2" "$1" 2>/dev/null; do

@@ -1,4 +1,6 @@
-# mgdump's tests (sourced by guest-tests.sh).
+# mgdump's tests (sourced by guest-tests.sh).  Frames are generated only
+# once mgdump reads every queue (wait_readers): activation discards what
+# came before.
 
 # through the patched libpcap, as mgcap-run does for any program
 MGDUMP="$RUN $B/tools/mgdump"
@@ -7,7 +9,7 @@ t_mgdump_every_frame_per_queue() {
 	setup 4 && $MGCAP start mgt0 >/dev/null || return 1
 	timeout 120 $MGDUMP -i mgt0 -w "$TMP/out.pcapng" -c 8000 -q >"$TMP/d" 2>&1 &
 	dump=$!
-	sleep 1
+	wait_readers mgt0 || return 1
 	echo "all 2000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait $dump || { cat "$TMP/d"; return 1; }
 	# one interface per queue, nanoseconds, the default snaplen of 96
@@ -22,7 +24,7 @@ t_mgdump_merged_in_stamp_order() {
 	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
 	timeout 120 $MGDUMP -i mgt0 --merged -s 262144 -w "$TMP/out.pcapng" -c 4000 -q &
 	dump=$!
-	sleep 1
+	wait_readers mgt0 || return 1
 	echo "all 2000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait $dump || return 1
 	$PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 2000
@@ -32,7 +34,7 @@ t_mgdump_rotation_loses_nothing() {
 	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
 	timeout 120 $MGDUMP -i mgt0 -w "$TMP/rot" -C 1 -c 40000 -q &
 	dump=$!
-	sleep 1
+	wait_readers mgt0 || return 1
 	echo "all 20000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait $dump || return 1
 	files="$TMP/rot"
@@ -49,7 +51,7 @@ t_mgdump_rotation_loses_nothing() {
 	# a ring of 3 keeps exactly 3
 	timeout 120 $MGDUMP -i mgt0 -w "$TMP/ring" -C 1 -W 3 -c 40000 -q &
 	dump=$!
-	sleep 1
+	wait_readers mgt0 || return 1
 	echo "all 20000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait $dump || return 1
 	n=$(ls "$TMP" | grep -c '^ring')
@@ -62,7 +64,7 @@ t_mgdump_to_stdout() {
 	(timeout 120 $MGDUMP -i mgt0 -w - -c 2000 -q | tshark -r - -T fields -e frame.len \
 		2>/dev/null | sort | uniq -c >"$TMP/lens") &
 	pipe=$!
-	sleep 1
+	wait_readers mgt0 || return 1
 	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait $pipe
 	cat "$TMP/lens"
@@ -73,7 +75,7 @@ t_mgdump_stops_cleanly_on_sigint() {
 	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
 	timeout 120 $MGDUMP -i mgt0 -w "$TMP/out.pcapng" >"$TMP/d" 2>&1 &
 	dump=$!
-	sleep 1
+	wait_readers mgt0 || return 1
 	echo "all 3000" >/sys/class/net/mgt0/mgtestnic/generate
 	sleep 2
 	kill -INT $dump
@@ -127,7 +129,7 @@ t_mgdump_decapsulates_erspan() {
 	$MGCAP start veth1 >/dev/null || return 1
 	timeout 60 $MGDUMP -i veth1 -d -s 262144 -w "$TMP/out.pcapng" -c 40 -q 'ip proto gre' &
 	dump=$!
-	sleep 1
+	wait_readers veth1 || return 1
 	# 20 frames into each tunnel: an inner Ethernet frame with a marker payload
 	for t in era erb; do
 		ip netns exec src python3 -c "
@@ -152,7 +154,7 @@ t_mgdump_buffer_absorbs_a_stalled_writer() {
 	# stdout into a pipe nobody reads for a while: the writer stalls
 	(timeout 120 $MGDUMP -i mgt0 -B 1 -w - 2>"$TMP/d" | (sleep 8; cat >"$TMP/out.pcapng")) &
 	pipeline=$!
-	sleep 2
+	wait_readers mgt0 || return 1
 	echo "0 20000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_idle mgt0 || return 1
 	sleep 10
@@ -176,7 +178,7 @@ t_mgdump_disk_full_keeps_a_valid_file() {
 	mkdir "$TMP/small" && mount -t tmpfs -o size=256k tmpfs "$TMP/small" || return 1
 	timeout 60 $MGDUMP -i mgt0 -w "$TMP/small/out.pcapng" >"$TMP/d" 2>&1 &
 	dump=$!
-	sleep 1
+	wait_readers mgt0 || return 1
 	echo "0 10000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait $dump
 	st=$?
