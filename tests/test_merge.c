@@ -227,6 +227,25 @@ static const struct mgcap_rec *ref_next(struct ref_queue *rq, size_t n, uint64_t
 	return rec;
 }
 
+/*
+ * One record from the merge and from the reference, which must agree: the
+ * same record (both read the same ring memory, so the same pointer), queue
+ * and wait.  1 if a record came; *@wait gets the wait.
+ */
+static int take_both(struct mgcap_merge *m, struct ref_queue *rq, size_t n, uint64_t now,
+		     uint64_t *wait)
+{
+	size_t qa = 0, qb = 0;
+	uint64_t wb;
+	const struct mgcap_rec *a = mgcap_merge_next(m, now, &qa, wait);
+	const struct mgcap_rec *b = ref_next(rq, n, HOLD, now, &qb, &wb);
+
+	CU_ASSERT_PTR_EQUAL_FATAL(a, b);
+	CU_ASSERT_EQUAL_FATAL(*wait, wb);
+	CU_ASSERT_EQUAL_FATAL(qa, qb);
+	return a != NULL;
+}
+
 /* 64 queues, records arriving at random, stamps tied often: the same stream as the reference. */
 static void test_agrees_with_looking_at_every_queue(void)
 {
@@ -234,7 +253,7 @@ static void test_agrees_with_looking_at_every_queue(void)
 	static struct synthetic_ring big[QUEUES];
 	static struct mgcap_merge_queue mq[QUEUES];
 	static struct ref_queue rq[QUEUES];
-	uint64_t stamp[QUEUES] = { 0 }, now = T0, put_n = 0, taken = 0;
+	uint64_t stamp[QUEUES] = { 0 }, now = T0, put_n = 0, taken = 0, wait;
 	struct mgcap_merge m;
 	uint8_t frame[64] = { 0 };
 	char err[128];
@@ -269,37 +288,17 @@ static void test_agrees_with_looking_at_every_queue(void)
 		} else if (r % 8 == 3) {	/* time goes by */
 			now += (r >> 3) % (HOLD / 4);
 		} else {			/* both take one */
-			size_t qa = 0, qb = 0;
-			uint64_t wa, wb;
-			const struct mgcap_rec *a = mgcap_merge_next(&m, now, &qa, &wa);
-			const struct mgcap_rec *b = ref_next(rq, QUEUES, HOLD, now, &qb, &wb);
-
-			/* the same ring memory: the same record is the same pointer */
-			CU_ASSERT_PTR_EQUAL_FATAL(a, b);
-			CU_ASSERT_EQUAL_FATAL(wa, wb);
-			if (a) {
-				CU_ASSERT_EQUAL_FATAL(qa, qb);
-				taken++;
-			}
+			taken += take_both(&m, rq, QUEUES, now, &wait);
 		}
 	}
 	/* then time runs on: every record comes out, the same in both */
 	for (;;) {
-		size_t qa = 0, qb = 0;
-		uint64_t wa, wb;
-		const struct mgcap_rec *a = mgcap_merge_next(&m, now, &qa, &wa);
-		const struct mgcap_rec *b = ref_next(rq, QUEUES, HOLD, now, &qb, &wb);
-
-		CU_ASSERT_PTR_EQUAL_FATAL(a, b);
-		CU_ASSERT_EQUAL_FATAL(wa, wb);
-		if (a) {
-			CU_ASSERT_EQUAL_FATAL(qa, qb);
+		if (take_both(&m, rq, QUEUES, now, &wait))
 			taken++;
-		} else if (wa) {
-			now += wa;
-		} else {
+		else if (wait)
+			now += wait;
+		else
 			break;
-		}
 	}
 	CU_ASSERT_EQUAL(taken, put_n);
 	mgcap_merge_free(&m);
