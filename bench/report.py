@@ -468,4 +468,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--profile"]:  # report.py --profile DIR: the profiles alone
+        RES = sys.argv[2]
+        print("\n".join(profile_tables(profiles())))
+    else:
+        main()

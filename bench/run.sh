@@ -1,14 +1,18 @@
 #!/bin/sh
-# run.sh SRCDIR BUILDDIR: every benchmark, side by side, one run (make bench).
+# run.sh SRCDIR BUILDDIR [--profile]: every benchmark, side by side, one run
+# (make bench).
 #
 # On the host: the libpcap module's read path against the savefile reader
-# (instructions under callgrind, and time), mgdump's pcapng writer against
-# pcap_dump().  In VMs (one kernel, MGCAP_BENCH_KERNEL, default the first
-# built): instructions a packet for every contender under pktgen and test-NIC
-# loads, a profile of each, burst absorption, and multi-queue scaling.  Raw CSV goes to bench/results/, then report.py
-# writes BENCHMARKS.md and the plots from it.  MGCAP_BENCH_HOST_ONLY=1: the
-# host benchmarks only, with the last VM results.  MGCAP_BENCH_ICOUNT_PARTS,
-# MGCAP_BENCH_WALLCLOCK_PARTS: which parts of bench/guest-bench.sh each VM runs.
+# (instructions under callgrind, and time), merged reads of 1 to 64 queues,
+# and mgdump's pcapng writer against pcap_dump().  In VMs (one kernel,
+# MGCAP_BENCH_KERNEL, default the first built): instructions a packet for
+# every contender under pktgen and test-NIC loads, a profile of each, burst
+# absorption, and multi-queue scaling.  Raw CSV goes to bench/results/, then
+# report.py writes BENCHMARKS.md and the plots from it.
+#
+# MGCAP_BENCH_HOST_ONLY=1: the host benchmarks only, with the last VM results.
+# --profile (make bench-profile): only the profile, printed, nothing written
+# to bench/results/: where each contender's instructions go, in a few minutes.
 set -eu
 src=$1
 build=$2
@@ -18,6 +22,29 @@ first_built=${first_built%/kmod/mgcap.ko}
 kver=${MGCAP_BENCH_KERNEL:-${first_built##*/}}
 mkdir -p "$res" "$build/build/bench"
 bb=$build/build/bench
+profile_only=
+[ "${3:-}" = --profile ] && profile_only=1
+
+# vm NAME CPUS QEMU_OPTS PART...: guest-bench.sh's PARTs in a VM; results in $bb/NAME
+vm() {
+	name=$1 cpus=$2 qemu=$3
+	shift 3
+	out=$bb/$name
+	rm -rf "$out"
+	# TSC: the emulated HPET costs microseconds per read and hides what is measured
+	MGCAP_VM_APPEND="clocksource=tsc tsc=reliable" MGCAP_VM_MEMORY=2G MGCAP_VM_CPUS=$cpus \
+		MGCAP_VM_QEMU_OPTS=$qemu sh "$src/testprogs/vm/run-vm.sh" "$kver" "$out" \
+		"MGCAP_BUILD='$build' sh '$src/bench/guest-bench.sh' '$out' $*" >"$out.console" 2>&1 || {
+		cat "$out.console"
+		exit 1
+	}
+	grep -E '^(run-vm|bench):' "$out.console"
+}
+if [ -n "$profile_only" ]; then
+	echo "bench: VM, kernel $kver: profiles under icount"
+	vm profile 1 "-icount shift=0,sleep=off" profile
+	exec python3 "$src/bench/report.py" --profile "$bb/profile"
+fi
 
 echo "bench: host read path"
 "$bb/readpath" 64 128 256 1518 >"$res/readpath.csv"
@@ -60,25 +87,11 @@ fi
 # the kernel parts: instruction counts in a 1-vCPU VM under icount (one guest
 # ns per guest instruction, idle time skipped), then the multi-queue scaling,
 # which icount cannot show, on the wall clock in a 2-vCPU VM
-vm() {	# vm NAME CPUS QEMU_OPTS PART...
-	name=$1 cpus=$2 qemu=$3
-	shift 3
-	out=$bb/$name
-	rm -rf "$out"
-	# TSC: the emulated HPET costs microseconds per read and hides what is measured
-	MGCAP_VM_APPEND="clocksource=tsc tsc=reliable" MGCAP_VM_MEMORY=2G MGCAP_VM_CPUS=$cpus \
-		MGCAP_VM_QEMU_OPTS=$qemu sh "$src/testprogs/vm/run-vm.sh" "$kver" "$out" \
-		"MGCAP_BUILD='$build' sh '$src/bench/guest-bench.sh' '$out' $*" >"$out.console" 2>&1 || {
-		cat "$out.console"
-		exit 1
-	}
-	grep -E '^(run-vm|bench):' "$out.console"
-}
 t0=$(date +%s)
 echo "bench: VM, kernel $kver: instruction counts under icount"
-vm icount 1 "-icount shift=0,sleep=off" ${MGCAP_BENCH_ICOUNT_PARTS:-cost profile burst}
+vm icount 1 "-icount shift=0,sleep=off" cost profile burst
 echo "bench: VM, kernel $kver: multi-queue scaling, wall clock"
-vm wallclock 2 "" ${MGCAP_BENCH_WALLCLOCK_PARTS:-scaling}
+vm wallclock 2 "" scaling
 rm -f "$res"/vm.csv "$res"/profile-*.txt
 cp "$bb"/icount/*.csv "$bb"/icount/profile-*.txt "$bb"/wallclock/scaling.csv "$res/"
 echo "kernel,$kver" >"$res/environment.csv"
