@@ -27,7 +27,7 @@ shift
 ROUNDS=${MGCAP_BENCH_ROUNDS:-3}
 SIZES=${MGCAP_BENCH_SIZES:-64 128 256 1518}
 PKTGEN_CONTENDERS=${MGCAP_BENCH_PKTGEN:-baseline afpacket afpacket-tmpfs netsniff-ng mgcap-ring \
-mgcap-mirror mgcap-drop mgcap-drop-full mgdump mgdump-drop}
+mgcap-mirror mgcap-mirror-B32 mgcap-drop mgcap-drop-full mgdump mgdump-drop}
 NIC_CONTENDERS=${MGCAP_BENCH_NIC:-baseline afpacket mgcap-ring mgcap-mirror mgcap-drop mgdump}
 PROFILE_CONTENDERS=${MGCAP_BENCH_PROFILE:-baseline afpacket mgcap-ring mgcap-mirror mgcap-drop mgdump}
 # frames a round: deterministic counts need no more
@@ -78,6 +78,10 @@ start_contender() {
 	mgcap-mirror | mgcap-drop)
 		$MGCAP start "$dev" ring-size ${BUF_MB}M mode "${1#mgcap-}" >/dev/null || return 1
 		set -- $RUN tcpdump -i "mgcap:$dev" $TSOPT -n -s $SNAPLEN -Z root -w /dev/null ;;
+	mgcap-mirror-B32)	# tcpdump's buffer as large as the ring, as AF_PACKET's is
+		$MGCAP start "$dev" ring-size ${BUF_MB}M >/dev/null || return 1
+		set -- $RUN tcpdump -i "mgcap:$dev" $TSOPT -n -s $SNAPLEN -B $((BUF_MB * 1024)) -Z root \
+			-w /dev/null ;;
 	mgcap-drop-full)
 		# nobody reads: after the warm-up the ring is full and every frame is dropped
 		$MGCAP start "$dev" ring-size 64K mode drop >/dev/null || return 1
@@ -94,7 +98,7 @@ start_contender() {
 	# ready when capturing: with sleep=off a fixed sleep may end before a
 	# program has even loaded
 	case $name in
-	afpacket* | mgcap-mirror | mgcap-drop) wait_for "$OUT/reader.txt" "listening on" ;;
+	afpacket* | mgcap-mirror* | mgcap-drop) wait_for "$OUT/reader.txt" "listening on" ;;
 	netsniff-ng) until [ "$(wc -l </proc/net/packet)" -gt 1 ]; do sleep 0.05; done ;;
 	*) while $MGCAP -j show "$dev" | grep -q '"reader":false'; do sleep 0.05; done ;;
 	esac
@@ -116,7 +120,7 @@ stop_contender() {	# stop_contender NAME DEV
 	esac
 	cat "$OUT/reader.txt" >>"$LOG"
 	case $1 in
-	afpacket* | mgcap-mirror | mgcap-drop)
+	afpacket* | mgcap-mirror* | mgcap-drop)
 		captured=$(sed -n 's/^\([0-9]*\) packets captured.*/\1/p' "$OUT/reader.txt") ;;
 	netsniff-ng)
 		captured=$(tr -d '\r' <"$OUT/reader.txt" | sed -n 's/^ *\([0-9]*\) *packets passed filter.*/\1/p') ;;
@@ -125,7 +129,7 @@ stop_contender() {	# stop_contender NAME DEV
 	mgdump*)
 		captured=$(sed -n 's/^mgdump: \([0-9]*\) packets written.*/\1/p' "$OUT/reader.txt") ;;
 	esac
-	case $1 in mgcap-mirror | mgcap-drop | mgdump*) $MGCAP stop "$2" >/dev/null ;; esac
+	case $1 in mgcap-mirror* | mgcap-drop | mgdump*) $MGCAP stop "$2" >/dev/null ;; esac
 	[ "$1" = baseline ] || [ -n "$captured" ] || { say "$1: no packet count"; return 1; }
 }
 

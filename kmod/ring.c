@@ -172,6 +172,26 @@ static void mgcap_copy_rest(u8 *dst, const struct sk_buff *skb, int offset, u32 
 }
 
 /*
+ * A tagged frame's first @caplen bytes: the addresses, the offloaded VLAN
+ * tag put back where the EtherType was (TPID, TCI), then the rest.  Out of
+ * line: its local tag would cost the common path a stack canary.
+ */
+static noinline void mgcap_copy_tagged(u8 *dst, const struct sk_buff *skb, const u8 *mac,
+				       u32 mac_len, u32 caplen)
+{
+	struct vlan_hdr tag;
+	u32 left = caplen;
+
+	tag.h_vlan_TCI = htons(skb_vlan_tag_get(skb));
+	tag.h_vlan_encapsulated_proto = skb->vlan_proto;
+	mgcap_copy_piece(&dst, &left, mac, 2 * ETH_ALEN);
+	mgcap_copy_piece(&dst, &left, &tag.h_vlan_encapsulated_proto, 2);
+	mgcap_copy_piece(&dst, &left, &tag.h_vlan_TCI, 2);
+	mgcap_copy_piece(&dst, &left, mac + 2 * ETH_ALEN, mac_len - 2 * ETH_ALEN);
+	mgcap_copy_rest(dst, skb, 0, left);
+}
+
+/*
  * Copy the first @caplen bytes of the frame as it was on the wire: the MAC
  * header (which the stack has already pulled), an offloaded VLAN tag put
  * back after the addresses, then the rest, linear or not.
@@ -181,25 +201,13 @@ static void mgcap_copy_frame(u8 *dst, const struct sk_buff *skb, u32 mac_len,
 {
 	/* @mac_len is skb->data - the MAC header, or 0 if it was never set */
 	const u8 *mac = skb->data - mac_len;
-	struct vlan_hdr tag;
-	u32 left = caplen;
 
-	if (!vlan) {
-		/* the common case: the MAC header lies just before skb->data */
-		if (caplen <= mac_len + skb_headlen(skb))
-			memcpy(dst, mac, caplen);
-		else
-			mgcap_copy_rest(dst, skb, -(int)mac_len, caplen);
-		return;
-	}
-	tag.h_vlan_TCI = htons(skb_vlan_tag_get(skb));
-	tag.h_vlan_encapsulated_proto = skb->vlan_proto;
-	/* the tag goes where the EtherType was: TPID, TCI, then EtherType */
-	mgcap_copy_piece(&dst, &left, mac, 2 * ETH_ALEN);
-	mgcap_copy_piece(&dst, &left, &tag.h_vlan_encapsulated_proto, 2);
-	mgcap_copy_piece(&dst, &left, &tag.h_vlan_TCI, 2);
-	mgcap_copy_piece(&dst, &left, mac + 2 * ETH_ALEN, mac_len - 2 * ETH_ALEN);
-	mgcap_copy_rest(dst, skb, 0, left);
+	if (unlikely(vlan))
+		mgcap_copy_tagged(dst, skb, mac, mac_len, caplen);
+	else if (caplen <= mac_len + skb_headlen(skb))
+		memcpy(dst, mac, caplen);	/* the MAC header lies just before skb->data */
+	else
+		mgcap_copy_rest(dst, skb, -(int)mac_len, caplen);
 }
 
 void mgcap_ring_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 queue)
