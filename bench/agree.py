@@ -13,9 +13,8 @@ import report
 
 
 def figures(res):
-    report.RES = res
     return {(load, size, hwts, c): s["ipp"]
-            for (load, size, hwts), by in report.costs().items() for c, s in by.items()}
+            for (load, size, hwts), by in report.costs(res).items() for c, s in by.items()}
 
 
 def main():

@@ -11,7 +11,7 @@ import statistics
 import subprocess
 import sys
 
-# set by main(); bench/agree.py sets RES alone
+# set by main()
 RES = OUT = PLOTS = None
 
 CONTENDERS = {
@@ -36,8 +36,9 @@ IDLE_SYMBOLS = ("native_safe_halt", "default_idle", "arch_cpu_idle", "cpu_idle_p
                 "default_idle_call", "do_idle", "acpi_idle", "poll_idle")
 
 
-def read(name):
-    path = os.path.join(RES, name)
+def read(name, res=None):
+    """The rows of RES/NAME (or RES_DIR/NAME), [] if it is not there."""
+    path = os.path.join(res or RES, name)
     if not os.path.exists(path):
         return []
     with open(path) as f:
@@ -55,13 +56,13 @@ def fmt(v, digits=0):
     return f"{v:,.{digits}f}"
 
 
-def costs():
+def costs(res=None):
     """(load, size, hwts) -> contender -> {ipp, spread, rounds, offered, captured}.
 
     Instructions a packet is the median of the measured rounds (round 0 is
     the warm-up); the spread is max - min over them."""
     rounds, out = {}, {}
-    for r in read("cost.csv"):
+    for r in read("cost.csv", res):
         if int(r["round"]) == 0:
             continue
         key = (r["load"], int(r["size"]), r["hwts"])
@@ -70,7 +71,7 @@ def costs():
     for key, by in rounds.items():
         out[key] = {c: {"ipp": med(v), "spread": max(v) - min(v), "rounds": v}
                     for c, v in by.items()}
-    for r in read("capture.csv"):
+    for r in read("capture.csv", res):
         key = (r["load"], int(r["size"]), r["hwts"])
         c = out.get(key, {}).get(r["contender"])
         if c is not None:
@@ -117,13 +118,9 @@ def floor_targets(summary):
 
 def floor_table(after, before_dir):
     """The floor's targets now, and in the run kept in BEFORE_DIR (same method)."""
-    global RES
     now = floor_targets(after)
-    before = {}
-    if os.path.isdir(before_dir):
-        saved, RES = RES, before_dir
-        before = {name: value for name, value, _ in floor_targets(costs())}
-        RES = saved
+    before = {name: value for name, value, _ in floor_targets(costs(before_dir))} \
+        if os.path.isdir(before_dir) else {}
     note = open(os.path.join(before_dir, "NOTE")).read().strip() \
         if os.path.exists(os.path.join(before_dir, "NOTE")) else ""
     out = ["| target (pktgen, 64 bytes) | before | now | met |", "|---|---:|---:|---|"]
