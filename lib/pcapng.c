@@ -163,3 +163,21 @@ size_t pcapng_isb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
 	p = put_opt(p, OPT_COMMENT, comment, clen);
 	return finish(buf, p, 1);
 }
+
+size_t pcapng_whole_blocks(const uint8_t *p, size_t len, size_t max, size_t *count)
+{
+	size_t bytes = 0, n = 0;
+
+	/* a block is 12 bytes at least (type, two lengths): no length 0 loops */
+	while ((!max || n < max) && len - bytes >= 12) {
+		uint32_t block = pcapng_block_len(p + bytes);
+
+		if (block < 12 || block > len - bytes)
+			break;
+		bytes += block;
+		n++;
+	}
+	if (count)
+		*count = n;
+	return bytes;
+}

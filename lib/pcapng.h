@@ -28,6 +28,12 @@ static inline uint32_t pcapng_block_len(const uint8_t *p)
 	return len;
 }
 
+/*
+ * The bytes of the whole blocks at the start of @len bytes at @p, at most
+ * @max blocks of them (0: no limit); *@count (if not NULL) gets how many.
+ */
+size_t pcapng_whole_blocks(const uint8_t *p, size_t len, size_t max, size_t *count);
+
 static inline size_t pcapng_epb_size(uint32_t caplen)
 {
 	return 32 + (((size_t)caplen + 3) & ~(size_t)3);

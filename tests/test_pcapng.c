@@ -102,6 +102,27 @@ static const char *write_sample(char *path, size_t pathlen, size_t *npkts)
 	return path;
 }
 
+/* Whole blocks only: a torn last block and a block limit stop the count. */
+static void test_whole_blocks(void)
+{
+	uint8_t buf[1024], data[60] = { 0 };
+	size_t one = pcapng_epb(buf, sizeof(buf), 0, 1, data, sizeof(data), sizeof(data)), n;
+
+	pcapng_epb(buf + one, sizeof(buf) - one, 0, 2, data, sizeof(data), sizeof(data));
+	pcapng_epb(buf + 2 * one, sizeof(buf) - 2 * one, 0, 3, data, sizeof(data), sizeof(data));
+	CU_ASSERT_EQUAL(pcapng_whole_blocks(buf, 3 * one, 0, &n), 3 * one);
+	CU_ASSERT_EQUAL(n, 3);
+	CU_ASSERT_EQUAL(pcapng_whole_blocks(buf, 3 * one - 1, 0, &n), 2 * one);
+	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT_EQUAL(pcapng_whole_blocks(buf, 3 * one, 1, &n), one);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_EQUAL(pcapng_whole_blocks(buf, 7, 0, NULL), 0);
+	/* a block claiming length 0 ends the walk rather than looping on it */
+	memset(buf + one, 0, 8);
+	CU_ASSERT_EQUAL(pcapng_whole_blocks(buf, 3 * one, 0, &n), one);
+	CU_ASSERT_EQUAL(n, 1);
+}
+
 static void test_libpcap_reads_it_back(void)
 {
 	char path[64], err[PCAP_ERRBUF_SIZE];
@@ -158,6 +179,7 @@ void register_pcapng_tests(void)
 	static const struct unit_test tests[] = {
 		{ "block layout", test_block_layout },
 		{ "too small writes nothing", test_too_small_writes_nothing },
+		{ "whole blocks", test_whole_blocks },
 		{ "libpcap reads it back", test_libpcap_reads_it_back },
 		{ "tshark reads it back", test_tshark_reads_it_back },
 	};

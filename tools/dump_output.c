@@ -52,11 +52,9 @@ static int write_all(struct dump_output *o, const uint8_t *p, size_t len, size_t
 			continue;
 		if (n <= 0) {
 			int err = n < 0 ? errno : ENOSPC;
-			size_t keep = 0;
+			size_t keep = kept ? pcapng_whole_blocks(p, done, 0, NULL) : 0;
 
 			snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(err));
-			while (kept && done - keep >= 8 && pcapng_block_len(p + keep) <= done - keep)
-				keep += pcapng_block_len(p + keep);
 			if (kept)
 				*kept = keep;
 			if (ftruncate(o->fd, (off_t)(before + keep)) == 0)

@@ -373,16 +373,6 @@ static void status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t byte
 	*last_bytes = bytes;
 }
 
-/* The whole blocks in @len bytes at @data, at most @max of them (0: all): bytes, and *@count. */
-static size_t count_blocks(const uint8_t *data, size_t len, uint64_t max, size_t *count)
-{
-	size_t bytes = 0;
-
-	for (*count = 0; bytes < len && (!max || *count < max); (*count)++)
-		bytes += pcapng_block_len(data + bytes);
-	return bytes;
-}
-
 /* The writer: drains every reader's buffer into the output. */
 static int write_loop(struct dump_output *out)
 {
@@ -405,10 +395,10 @@ static int write_loop(struct dump_output *out)
 			if (!n)
 				continue;
 			idle = 0;
-			take = count_blocks(data, n, opt.count ? opt.count - total : 0, &blocks);
+			take = pcapng_whole_blocks(data, n, opt.count ? opt.count - total : 0, &blocks);
 			if (take && dump_output_write(out, data, take)) {
 				/* what did make it into the file counts as written */
-				count_blocks(data, out->kept, 0, &blocks);
+				pcapng_whole_blocks(data, out->kept, 0, &blocks);
 				r->written += blocks;
 				fprintf(stderr, "mgdump: %s\n", out->error);
 				stopping = 1;
