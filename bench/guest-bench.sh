@@ -100,7 +100,7 @@ start_contender() {
 	case $name in
 	afpacket* | mgcap-mirror* | mgcap-drop) wait_for "$OUT/reader.txt" "listening on" ;;
 	netsniff-ng) until [ "$(wc -l </proc/net/packet)" -gt 1 ]; do sleep 0.05; done ;;
-	*) while $MGCAP -j show "$dev" | grep -q '"reader":false'; do sleep 0.05; done ;;
+	*) while $MGCAP -j show "$dev" | grep -q '"readers":\[\]'; do sleep 0.05; done ;;
 	esac
 }
 

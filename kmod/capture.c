@@ -23,9 +23,12 @@ static rx_handler_result_t mgcap_rx_handler(struct sk_buff **pskb)
 	struct mgcap_capture *cap = rcu_dereference(skb->dev->rx_handler_data);
 	u16 queue = skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0;
 	/* queues added later by ethtool -L share the existing rings */
-	u32 ring = queue < cap->num_rings ? queue : queue % cap->num_rings;
+	struct mgcap_ring *ring = cap->rings[queue < cap->num_rings ? queue :
+					     queue % cap->num_rings];
 
-	mgcap_ring_capture(cap->rings[ring], skb, queue);
+	mgcap_ring_capture(ring, skb, queue);
+	if (unlikely(!list_empty(&ring->more_readers)))
+		mgcap_readers_capture(ring, skb, queue);
 
 	if (READ_ONCE(cap->mode) == MGCAP_MODE_DROP) {
 		consume_skb(skb);
@@ -50,7 +53,7 @@ static void mgcap_capture_free_rings(struct mgcap_capture *cap)
 		if (!cap->rings[i])
 			continue;
 		mgcap_chardev_remove(cap->rings[i]);
-		mgcap_ring_detach(cap->rings[i]);
+		mgcap_readers_detach(cap->rings[i]);
 		mgcap_ring_put(cap->rings[i]);
 	}
 	kfree(cap);

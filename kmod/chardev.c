@@ -3,8 +3,8 @@
  * mgcap character devices: /dev/mgcap/IFNAME@QUEUE, one per ring.
  *
  * One cdev covers the whole minor range; open() looks the minor up, so a
- * node removed at stop can never reach a freed ring.  One reader at a time
- * per queue: the ring has a single consumer index.
+ * node removed at stop can never reach a freed ring.  Each open is a reader
+ * with a ring of its own (reader.c); every file operation acts on that ring.
  */
 #include <linux/cdev.h>
 #include <linux/device.h>
@@ -83,23 +83,17 @@ static int mgcap_open(struct inode *inode, struct file *file)
 	if (!ring)
 		return -ENODEV;
 
-	if (test_and_set_bit(MGCAP_RING_READER_BUSY, &ring->reader_bits)) {
+	file->private_data = mgcap_reader_open(ring);
+	if (IS_ERR(file->private_data)) {
 		mgcap_ring_put(ring);
-		return -EBUSY;
+		return PTR_ERR(file->private_data);
 	}
-	mgcap_ring_clear_reader_error(ring);
-	file->private_data = ring;
 	return stream_open(inode, file);
 }
 
 static int mgcap_release(struct inode *inode, struct file *file)
 {
-	struct mgcap_ring *ring = file->private_data;
-
-	WRITE_ONCE(ring->reader_waiting, false);
-	mgcap_ring_reset_reader_settings(ring);
-	clear_bit(MGCAP_RING_READER_BUSY, &ring->reader_bits);
-	mgcap_ring_put(ring);
+	mgcap_reader_close(file->private_data);
 	return 0;
 }
 
@@ -139,6 +133,7 @@ static __poll_t mgcap_poll(struct file *file, poll_table *wait)
 
 static long mgcap_ioctl_info(struct mgcap_ring *ring, void __user *arg)
 {
+	const struct mgcap_ring *capture_ring = mgcap_ring_owner(ring);
 	struct mgcap_queue_info info;
 
 	memset(&info, 0, sizeof(info));
@@ -149,7 +144,8 @@ static long mgcap_ioctl_info(struct mgcap_ring *ring, void __user *arg)
 	info.data_size = ring->mask + 1;
 	info.mmap_size = ring->mmap_size;
 	info.snaplen = READ_ONCE(ring->snaplen);
-	info.mode = READ_ONCE(ring->mode);
+	/* set_mode changes only the capture's rings */
+	info.mode = READ_ONCE(capture_ring->mode);
 	strscpy(info.ifname, ring->ifname, sizeof(info.ifname));
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }

@@ -6,13 +6,17 @@
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/mgcap.h>
 
 /*
- * One receive queue's ring.  Refcounted: the capture holds one reference
+ * One reader's ring of a receive queue.  The capture owns one per queue,
+ * which its first reader reads; a further reader owns its own, listed on the
+ * capture's (see reader.c).  Refcounted: the capture holds one reference
  * while attached, an open reader holds another, so a ring outlives a stop,
  * an unregistered device or a moved device for as long as it is open or
  * mapped.
@@ -41,9 +45,19 @@ struct mgcap_ring {
 
 	u32 flags;			/* MGCAP_RING_F_*, the kernel's copy: under lock */
 	bool reader_waiting;
-	unsigned long reader_bits;	/* MGCAP_RING_READER_BUSY */
 	wait_queue_head_t wq;
 	struct hrtimer wake_timer;
+
+	/* the capture's own ring: its further readers' rings, RCU for the hook */
+	struct list_head more_readers;
+	struct mutex readers_lock;	/* changes of more_readers and num_readers */
+	u32 num_readers;		/* with the first; read with READ_ONCE() */
+	bool first_reader;		/* a reader reads this ring */
+	/* a further reader's ring: its node in the list, and the capture's ring */
+	struct list_head reader_node;
+	struct mgcap_ring *owner;
+	pid_t reader_pid;
+	char reader_comm[TASK_COMM_LEN];
 
 	u32 queue;
 	u32 num_queues;
@@ -56,8 +70,11 @@ struct mgcap_ring {
 	u32 mode;			/* the capture's mode, for MGCAP_IOC_INFO */
 };
 
-/* bit number in mgcap_ring.reader_bits: a reader has the queue open */
-#define MGCAP_RING_READER_BUSY	0
+/* The capture's ring of @ring's queue: @ring itself unless a further reader's. */
+static inline struct mgcap_ring *mgcap_ring_owner(struct mgcap_ring *ring)
+{
+	return ring->owner ?: ring;
+}
 
 /* A captured net device: its rings and how packets go on after capture. */
 struct mgcap_capture {
@@ -90,6 +107,13 @@ void mgcap_ring_reset_reader_settings(struct mgcap_ring *ring);
 bool mgcap_ring_readable(const struct mgcap_ring *ring);
 bool mgcap_ring_has_flag(const struct mgcap_ring *ring, u32 flag);
 void mgcap_ring_clear_reader_error(struct mgcap_ring *ring);
+
+/* reader.c */
+extern unsigned int mgcap_max_readers;
+struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring);
+void mgcap_reader_close(struct mgcap_ring *ring);
+void mgcap_readers_detach(struct mgcap_ring *ring);
+void mgcap_readers_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 queue);
 
 /* chardev.c */
 int mgcap_chardev_init(void);

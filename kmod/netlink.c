@@ -74,15 +74,20 @@ static struct mgcap_capture *mgcap_nl_get_capture(struct genl_info *info)
 	return cap;
 }
 
+/* The reply's size as the capture is now; readers may come before it is filled. */
 static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 {
+	size_t reader = nla_total_size(0) +			/* MGCAP_QATTR_READER */
+		2 * nla_total_size(sizeof(u32)) +		/* PID, SNAPLEN */
+		nla_total_size(TASK_COMM_LEN) +			/* COMM */
+		5 * nla_total_size_64bit(sizeof(u64));		/* counters */
 	size_t queue = nla_total_size(0) +			/* MGCAP_ATTR_QUEUE */
 		nla_total_size(sizeof(u32)) +			/* ID */
 		nla_total_size(sizeof_field(struct mgcap_ring, devnode)) +
 		5 * nla_total_size_64bit(sizeof(u64)) +		/* counters */
-		nla_total_size(sizeof(u8));			/* READER */
-
-	return nla_total_size(sizeof(u32)) +			/* IFINDEX */
+		nla_total_size(sizeof(u8)) +			/* NUM_READERS */
+		nla_total_size(0);				/* READERS */
+	size_t size = nla_total_size(sizeof(u32)) +		/* IFINDEX */
 		nla_total_size(IFNAMSIZ) +			/* IFNAME */
 		nla_total_size(sizeof(u32)) +			/* MODE */
 		nla_total_size_64bit(sizeof(u64)) +		/* RING_SIZE */
@@ -90,26 +95,108 @@ static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 		nla_total_size(sizeof(u32)) +			/* NUM_QUEUES */
 		nla_total_size(0) +				/* QUEUES */
 		cap->num_rings * queue;
+	u32 i;
+
+	for (i = 0; i < cap->num_rings; i++)
+		size += READ_ONCE(cap->rings[i]->num_readers) * reader;
+	return size;
+}
+
+/* The counters of @ring; @attrs maps them to the nest's attribute types. */
+struct mgcap_nl_counter_attrs {
+	int captured, bytes, dropped, fill, high_water, pad;
+};
+
+static int mgcap_nl_put_counters(struct sk_buff *skb, struct mgcap_ring *ring,
+				 const struct mgcap_nl_counter_attrs *a)
+{
+	struct mgcap_queue_stats st;
+
+	mgcap_ring_get_stats(ring, &st);
+	if (nla_put_u64_64bit(skb, a->captured, st.captured, a->pad) ||
+	    nla_put_u64_64bit(skb, a->bytes, st.bytes, a->pad) ||
+	    nla_put_u64_64bit(skb, a->dropped, st.dropped, a->pad) ||
+	    nla_put_u64_64bit(skb, a->fill, st.fill, a->pad) ||
+	    nla_put_u64_64bit(skb, a->high_water, st.high_water, a->pad))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static const struct mgcap_nl_counter_attrs mgcap_nl_queue_counters = {
+	.captured = MGCAP_QATTR_CAPTURED,
+	.bytes = MGCAP_QATTR_BYTES,
+	.dropped = MGCAP_QATTR_DROPPED,
+	.fill = MGCAP_QATTR_FILL,
+	.high_water = MGCAP_QATTR_HIGH_WATER,
+	.pad = MGCAP_QATTR_PAD,
+};
+
+static const struct mgcap_nl_counter_attrs mgcap_nl_reader_counters = {
+	.captured = MGCAP_RATTR_CAPTURED,
+	.bytes = MGCAP_RATTR_BYTES,
+	.dropped = MGCAP_RATTR_DROPPED,
+	.fill = MGCAP_RATTR_FILL,
+	.high_water = MGCAP_RATTR_HIGH_WATER,
+	.pad = MGCAP_RATTR_PAD,
+};
+
+static int mgcap_nl_put_reader(struct sk_buff *skb, struct mgcap_ring *ring)
+{
+	struct nlattr *nest = nla_nest_start(skb, MGCAP_QATTR_READER);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, MGCAP_RATTR_PID, ring->reader_pid) ||
+	    nla_put_string(skb, MGCAP_RATTR_COMM, ring->reader_comm) ||
+	    nla_put_u32(skb, MGCAP_RATTR_SNAPLEN, READ_ONCE(ring->snaplen)) ||
+	    mgcap_nl_put_counters(skb, ring, &mgcap_nl_reader_counters)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* Under the queue's readers_lock: who reads it stays put meanwhile. */
+static int mgcap_nl_put_readers(struct sk_buff *skb, struct mgcap_ring *ring)
+{
+	struct mgcap_ring *mine;
+	struct nlattr *nest;
+
+	lockdep_assert_held(&ring->readers_lock);
+	if (nla_put_u8(skb, MGCAP_QATTR_NUM_READERS, ring->num_readers))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, MGCAP_QATTR_READERS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (ring->first_reader && mgcap_nl_put_reader(skb, ring))
+		goto cancel;
+	list_for_each_entry(mine, &ring->more_readers, reader_node)
+		if (mgcap_nl_put_reader(skb, mine))
+			goto cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
 }
 
 static int mgcap_nl_put_queue(struct sk_buff *skb, struct mgcap_ring *ring)
 {
-	struct mgcap_queue_stats st;
 	struct nlattr *nest;
+	int err;
 
-	mgcap_ring_get_stats(ring, &st);
 	nest = nla_nest_start(skb, MGCAP_ATTR_QUEUE);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, MGCAP_QATTR_ID, ring->queue) ||
-	    nla_put_string(skb, MGCAP_QATTR_DEVNODE, ring->devnode) ||
-	    nla_put_u64_64bit(skb, MGCAP_QATTR_CAPTURED, st.captured, MGCAP_QATTR_PAD) ||
-	    nla_put_u64_64bit(skb, MGCAP_QATTR_BYTES, st.bytes, MGCAP_QATTR_PAD) ||
-	    nla_put_u64_64bit(skb, MGCAP_QATTR_DROPPED, st.dropped, MGCAP_QATTR_PAD) ||
-	    nla_put_u64_64bit(skb, MGCAP_QATTR_FILL, st.fill, MGCAP_QATTR_PAD) ||
-	    nla_put_u64_64bit(skb, MGCAP_QATTR_HIGH_WATER, st.high_water, MGCAP_QATTR_PAD) ||
-	    nla_put_u8(skb, MGCAP_QATTR_READER,
-		       test_bit(MGCAP_RING_READER_BUSY, &ring->reader_bits))) {
+	mutex_lock(&ring->readers_lock);
+	err = nla_put_u32(skb, MGCAP_QATTR_ID, ring->queue) ||
+	      nla_put_string(skb, MGCAP_QATTR_DEVNODE, ring->devnode) ||
+	      mgcap_nl_put_counters(skb, ring, &mgcap_nl_queue_counters) ||
+	      mgcap_nl_put_readers(skb, ring);
+	mutex_unlock(&ring->readers_lock);
+	if (err) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -151,18 +238,24 @@ cancel:
 
 static int mgcap_nl_reply(struct genl_info *info, const struct mgcap_capture *cap)
 {
+	size_t size = mgcap_nl_size(cap);
 	struct sk_buff *msg;
 	int err;
 
-	msg = genlmsg_new(mgcap_nl_size(cap), GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	err = mgcap_nl_fill(msg, cap, info->snd_portid, info->snd_seq, 0, info->genlhdr->cmd);
-	if (err) {
+	/* readers that opened since the size was taken: a larger message */
+	for (;;) {
+		msg = genlmsg_new(size, GFP_KERNEL);
+		if (!msg)
+			return -ENOMEM;
+		err = mgcap_nl_fill(msg, cap, info->snd_portid, info->snd_seq, 0,
+				    info->genlhdr->cmd);
+		if (!err)
+			return genlmsg_reply(msg, info);
 		nlmsg_free(msg);
-		return err;
+		if (err != -EMSGSIZE || size > mgcap_nl_size(cap) * 2)
+			return err;
+		size *= 2;
 	}
-	return genlmsg_reply(msg, info);
 }
 
 static int mgcap_nl_start(struct sk_buff *skb, struct genl_info *info)

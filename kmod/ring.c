@@ -9,6 +9,7 @@
  */
 #include <linux/if_vlan.h>
 #include <linux/ktime.h>
+#include <linux/mm.h>
 #include <linux/poll.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -49,6 +50,10 @@ struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
 	/* mgcap_ring_capture() zeroes a record's padding with one u64 store */
 	BUILD_BUG_ON(sizeof(u64) != MGCAP_REC_ALIGN);
 
+	/* refused, never an OOM: at most half of the memory available now */
+	if (data_size >> PAGE_SHIFT > si_mem_available() / 2)
+		return NULL;
+
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
 	if (!ring)
 		return NULL;
@@ -68,6 +73,8 @@ struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
 	ring->minor = -1;
 	kref_init(&ring->ref);
 	spin_lock_init(&ring->lock);
+	INIT_LIST_HEAD(&ring->more_readers);
+	mutex_init(&ring->readers_lock);
 	init_waitqueue_head(&ring->wq);
 	hrtimer_init(&ring->wake_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	ring->wake_timer.function = mgcap_ring_wake_timer;
@@ -86,6 +93,7 @@ static void mgcap_ring_release(struct kref *ref)
 	struct mgcap_ring *ring = container_of(ref, struct mgcap_ring, ref);
 
 	hrtimer_cancel(&ring->wake_timer);
+	mutex_destroy(&ring->readers_lock);
 	vfree(ring->mem);
 	kfree(ring);
 }

@@ -41,6 +41,20 @@ int mgcap_reader_attach(struct mgcap_reader *r, void *map, size_t map_size,
 	return 0;
 }
 
+/* What a failed open of a queue device means for a reader. */
+static const char *open_error(int err)
+{
+	switch (err) {
+	case EBUSY:
+		return "queue has as many readers as the module allows "
+		       "(/sys/module/mgcap/parameters/max_readers)";
+	case ENOMEM:
+		return "no memory for another reader's ring";
+	default:
+		return strerror(err);
+	}
+}
+
 int mgcap_reader_open(struct mgcap_reader *r, const char *path, char *err, size_t errlen)
 {
 	void *map;
@@ -50,8 +64,7 @@ int mgcap_reader_open(struct mgcap_reader *r, const char *path, char *err, size_
 	r->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (r->fd < 0) {
 		saved = errno;
-		snprintf(err, errlen, "%s: %s", path,
-			 saved == EBUSY ? "queue already has a reader" : strerror(saved));
+		snprintf(err, errlen, "%s: %s", path, open_error(saved));
 		errno = saved;
 		return -1;
 	}

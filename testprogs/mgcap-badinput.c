@@ -59,6 +59,36 @@ static void generate(const char *dev, unsigned int n)
 	usleep(300000);
 }
 
+/* Readers up to max_readers open a queue at once; one more is refused. */
+static void readers_limit(const char *node)
+{
+	struct mgcap_reader extra[MGCAP_READERS_MAX + 1];
+	unsigned int max = 0, opened = 1, i;	/* the caller holds one */
+	char err[256];
+	FILE *f = fopen("/sys/module/mgcap/parameters/max_readers", "r");
+
+	if (!f || fscanf(f, "%u", &max) != 1 || max < 1 || max > MGCAP_READERS_MAX) {
+		check(0, "max_readers is readable and in range", NULL);
+		if (f)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+	while (opened < max && mgcap_reader_open(&extra[opened], node, err, sizeof(err)) == 0)
+		opened++;
+	check(opened == max, "as many readers as max_readers open at once", err);
+	check_errno(mgcap_reader_open(&extra[0], node, err, sizeof(err)), EBUSY,
+		    "one reader more is refused");
+	check(strstr(err, "max_readers") != NULL, "and the error names the limit", err);
+	if (opened > 1) {
+		mgcap_reader_close(&extra[opened - 1]);
+		check(mgcap_reader_open(&extra[opened - 1], node, err, sizeof(err)) == 0,
+		      "a reader that left makes room", err);
+	}
+	for (i = 1; i < opened; i++)
+		mgcap_reader_close(&extra[i]);
+}
+
 static void chardev_cases(const char *dev)
 {
 	struct mgcap_reader r;
@@ -69,7 +99,8 @@ static void chardev_cases(const char *dev)
 	uint32_t snap;
 	uint64_t producer;
 	void *p;
-	int fd2, ro;
+	struct mgcap_reader other;
+	int ro;
 	struct pollfd pfd;
 
 	snprintf(node, sizeof(node), MGCAP_DEVNODE_DIR "/%s@0", dev);
@@ -79,10 +110,7 @@ static void chardev_cases(const char *dev)
 	}
 	len = r.info.mmap_size;
 
-	fd2 = open(node, O_RDWR);
-	check_errno(fd2, EBUSY, "second open is refused");
-	if (fd2 >= 0)
-		close(fd2);
+	readers_limit(node);
 
 	p = mmap(NULL, len - 4096, PROT_READ | PROT_WRITE, MAP_SHARED, r.fd, 0);
 	check_errno(p == MAP_FAILED ? -1 : 0, EINVAL, "mmap too short");
@@ -124,6 +152,12 @@ static void chardev_cases(const char *dev)
 	check(ioctl(r.fd, MGCAP_IOC_SET_SNAPLEN, &snap) == 0,
 	      "a forged DETACHED does not end the capture", strerror(errno));
 
+	/* a second reader, honest: the first one's lies must not cost it a frame */
+	if (mgcap_reader_open(&other, node, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		exit(1);
+	}
+
 	/* a consumer index ahead of the producer: nothing may be written */
 	ioctl(r.fd, MGCAP_IOC_STATS, &st0);
 	producer = __atomic_load_n(&r.ctrl->producer, __ATOMIC_ACQUIRE);
@@ -151,6 +185,11 @@ static void chardev_cases(const char *dev)
 	generate(dev, 10);
 	ioctl(r.fd, MGCAP_IOC_STATS, &st1);
 	check(st1.captured == st0.captured + 10, "capture resumes with a valid consumer", NULL);
+	ioctl(other.fd, MGCAP_IOC_STATS, &st1);
+	check(st1.captured == 30 && st1.dropped == 0 &&
+	      !(other.ctrl->flags & MGCAP_RING_F_BAD_CONSUMER),
+	      "the other reader got every frame while the first one lied", NULL);
+	mgcap_reader_close(&other);
 	mgcap_reader_close(&r);
 
 	/* the next reader starts without the error */

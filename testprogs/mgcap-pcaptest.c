@@ -129,8 +129,7 @@ static void test_errors(const char *other)
 	snprintf(name, sizeof(name), "mgcap:%s@0", dev);
 	p1 = open_source(name, 100, &status, err);
 	p2 = open_source(name, 100, &status, err);
-	check(p1 && !p2 && status == PCAP_ERROR && strstr(err, "already has a reader"),
-	      "a busy queue is refused", "status %d, '%s'", status, err);
+	check(p1 && p2, "two handles read one queue at once", "status %d, '%s'", status, err);
 	if (p2)
 		pcap_close(p2);
 	if (p1)

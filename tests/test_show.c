@@ -17,6 +17,12 @@ static char *render(void (*fn)(FILE *, const struct mgcap_nl_list *), const stru
 	return buf;
 }
 
+static struct mgcap_nl_reader sample_readers[2] = {
+	{ .pid = 42, .comm = "tcp\"dump", .snaplen = 96,
+	  .counters = { .captured = 10, .bytes = 640, .dropped = 2, .fill = 48, .high_water = 96 } },
+	{ .pid = 43, .comm = "mgdump", .snaplen = 262144, .counters = { .captured = 12 } },
+};
+
 static void sample(struct mgcap_nl_list *l, struct mgcap_nl_dev *d, struct mgcap_nl_queue *q)
 {
 	memset(d, 0, sizeof(*d));
@@ -30,11 +36,12 @@ static void sample(struct mgcap_nl_list *l, struct mgcap_nl_dev *d, struct mgcap
 	d->queues = q;
 	q[0].id = 0;
 	snprintf(q[0].devnode, sizeof(q[0].devnode), "/dev/mgcap/x@0");
-	q[0].captured = 18446744073709551615ULL;
-	q[0].bytes = 5;
+	q[0].counters.captured = 18446744073709551615ULL;
+	q[0].counters.bytes = 5;
 	q[1].id = 1;
-	q[1].dropped = 3;
-	q[1].reader = 1;
+	q[1].counters.dropped = 3;
+	q[1].num_readers = 2;
+	q[1].readers = sample_readers;
 	l->devs = d;
 	l->count = 1;
 }
@@ -52,8 +59,12 @@ static void test_json(void)
 		"[{\"dev\":\"we\\\"ird\\\\0\",\"ifindex\":7,\"mode\":\"drop\",\"ring_size\":8388608,"
 		"\"snaplen\":96,\"queues\":[{\"queue\":0,\"devnode\":\"/dev/mgcap/x@0\","
 		"\"captured\":18446744073709551615,\"bytes\":5,\"dropped\":0,\"fill\":0,"
-		"\"high_water\":0,\"reader\":false},{\"queue\":1,\"devnode\":\"\",\"captured\":0,"
-		"\"bytes\":0,\"dropped\":3,\"fill\":0,\"high_water\":0,\"reader\":true}]}]\n");
+		"\"high_water\":0,\"readers\":[]},{\"queue\":1,\"devnode\":\"\",\"captured\":0,"
+		"\"bytes\":0,\"dropped\":3,\"fill\":0,\"high_water\":0,\"readers\":["
+		"{\"pid\":42,\"comm\":\"tcp\\\"dump\",\"snaplen\":96,\"captured\":10,\"bytes\":640,"
+		"\"dropped\":2,\"fill\":48,\"high_water\":96},"
+		"{\"pid\":43,\"comm\":\"mgdump\",\"snaplen\":262144,\"captured\":12,\"bytes\":0,"
+		"\"dropped\":0,\"fill\":0,\"high_water\":0}]}]}]\n");
 	free(out);
 
 	l.count = 0;
@@ -74,6 +85,13 @@ static void test_table(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, ": mode drop, 2 queues, ring 8192 KiB, snaplen 96\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "18446744073709551615"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "/dev/mgcap/x@0"));
+	/* queue 1: two readers, each with its own counts on a line of its own */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n      1              0                  0            3"
+					   "            0            0       2  \n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n                    10                640            2"
+					   "           48           96          pid 42 tcp\"dump,"
+					   " snaplen 96\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, " pid 43 mgdump, snaplen 262144\n"));
 	free(out);
 	l.count = 0;
 	out = render(mgcap_show_table, &l);

@@ -52,29 +52,72 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
 	return NL_STOP;
 }
 
+/* The five counters of a queue or a reader nest, each under its own type. */
+static void parse_counters(struct nlattr **tb, int captured, int bytes, int dropped, int fill,
+			   int high_water, struct mgcap_nl_counters *c)
+{
+	if (tb[captured])
+		c->captured = nla_get_u64(tb[captured]);
+	if (tb[bytes])
+		c->bytes = nla_get_u64(tb[bytes]);
+	if (tb[dropped])
+		c->dropped = nla_get_u64(tb[dropped]);
+	if (tb[fill])
+		c->fill = nla_get_u64(tb[fill]);
+	if (tb[high_water])
+		c->high_water = nla_get_u64(tb[high_water]);
+}
+
+static int parse_reader(struct nlattr *nest, struct mgcap_nl_reader *r)
+{
+	struct nlattr *tb[MGCAP_RATTR_MAX + 1];
+
+	if (nla_parse_nested(tb, MGCAP_RATTR_MAX, nest, NULL))
+		return -1;
+	if (tb[MGCAP_RATTR_PID])
+		r->pid = nla_get_u32(tb[MGCAP_RATTR_PID]);
+	if (tb[MGCAP_RATTR_COMM])
+		snprintf(r->comm, sizeof(r->comm), "%s", nla_get_string(tb[MGCAP_RATTR_COMM]));
+	if (tb[MGCAP_RATTR_SNAPLEN])
+		r->snaplen = nla_get_u32(tb[MGCAP_RATTR_SNAPLEN]);
+	parse_counters(tb, MGCAP_RATTR_CAPTURED, MGCAP_RATTR_BYTES, MGCAP_RATTR_DROPPED,
+		       MGCAP_RATTR_FILL, MGCAP_RATTR_HIGH_WATER, &r->counters);
+	return 0;
+}
+
+static int parse_readers(struct nlattr *readers, struct mgcap_nl_queue *q)
+{
+	struct nlattr *nest;
+	int rem;
+	uint32_t n = 0;
+
+	q->readers = calloc(q->num_readers ? q->num_readers : 1, sizeof(*q->readers));
+	if (!q->readers)
+		return -1;
+	nla_for_each_nested(nest, readers, rem) {
+		if (n == q->num_readers || parse_reader(nest, &q->readers[n]))
+			return -1;
+		n++;
+	}
+	return n == q->num_readers ? 0 : -1;
+}
+
 static int parse_queue(struct nlattr *nest, struct mgcap_nl_queue *q)
 {
 	struct nlattr *tb[MGCAP_QATTR_MAX + 1];
 
 	if (nla_parse_nested(tb, MGCAP_QATTR_MAX, nest, NULL) || !tb[MGCAP_QATTR_ID])
 		return -1;
-	memset(q, 0, sizeof(*q));
 	q->id = nla_get_u32(tb[MGCAP_QATTR_ID]);
 	if (tb[MGCAP_QATTR_DEVNODE])
 		snprintf(q->devnode, sizeof(q->devnode), "%s", nla_get_string(tb[MGCAP_QATTR_DEVNODE]));
-	if (tb[MGCAP_QATTR_CAPTURED])
-		q->captured = nla_get_u64(tb[MGCAP_QATTR_CAPTURED]);
-	if (tb[MGCAP_QATTR_BYTES])
-		q->bytes = nla_get_u64(tb[MGCAP_QATTR_BYTES]);
-	if (tb[MGCAP_QATTR_DROPPED])
-		q->dropped = nla_get_u64(tb[MGCAP_QATTR_DROPPED]);
-	if (tb[MGCAP_QATTR_FILL])
-		q->fill = nla_get_u64(tb[MGCAP_QATTR_FILL]);
-	if (tb[MGCAP_QATTR_HIGH_WATER])
-		q->high_water = nla_get_u64(tb[MGCAP_QATTR_HIGH_WATER]);
-	if (tb[MGCAP_QATTR_READER])
-		q->reader = nla_get_u8(tb[MGCAP_QATTR_READER]);
-	return 0;
+	parse_counters(tb, MGCAP_QATTR_CAPTURED, MGCAP_QATTR_BYTES, MGCAP_QATTR_DROPPED,
+		       MGCAP_QATTR_FILL, MGCAP_QATTR_HIGH_WATER, &q->counters);
+	if (tb[MGCAP_QATTR_NUM_READERS])
+		q->num_readers = nla_get_u8(tb[MGCAP_QATTR_NUM_READERS]);
+	if (!tb[MGCAP_QATTR_READERS])
+		return q->num_readers ? -1 : 0;
+	return parse_readers(tb[MGCAP_QATTR_READERS], q);
 }
 
 static int parse_dev(struct nlattr **tb, struct mgcap_nl_dev *d)
@@ -83,9 +126,10 @@ static int parse_dev(struct nlattr **tb, struct mgcap_nl_dev *d)
 	int rem;
 	size_t n = 0;
 
+	/* first: the caller frees what a failed parse leaves */
+	memset(d, 0, sizeof(*d));
 	if (!tb[MGCAP_ATTR_IFINDEX] || !tb[MGCAP_ATTR_IFNAME] || !tb[MGCAP_ATTR_NUM_QUEUES])
 		return -1;
-	memset(d, 0, sizeof(*d));
 	d->ifindex = nla_get_u32(tb[MGCAP_ATTR_IFINDEX]);
 	snprintf(d->ifname, sizeof(d->ifname), "%s", nla_get_string(tb[MGCAP_ATTR_IFNAME]));
 	if (tb[MGCAP_ATTR_MODE])
@@ -108,6 +152,15 @@ static int parse_dev(struct nlattr **tb, struct mgcap_nl_dev *d)
 	return n == d->num_queues ? 0 : -1;
 }
 
+static void free_dev(struct mgcap_nl_dev *d)
+{
+	uint32_t q;
+
+	for (q = 0; d->queues && q < d->num_queues; q++)
+		free(d->queues[q].readers);
+	free(d->queues);
+}
+
 static int on_reply(struct nl_msg *msg, void *arg)
 {
 	struct request *req = arg;
@@ -124,7 +177,7 @@ static int on_reply(struct nl_msg *msg, void *arg)
 		goto bad;
 	l->devs = devs;
 	if (parse_dev(tb, &devs[l->count])) {
-		free(devs[l->count].queues);
+		free_dev(&devs[l->count]);
 		goto bad;
 	}
 	l->count++;
@@ -250,7 +303,7 @@ void mgcap_nl_free_list(struct mgcap_nl_list *l)
 	size_t i;
 
 	for (i = 0; i < l->count; i++)
-		free(l->devs[i].queues);
+		free_dev(&l->devs[i]);
 	free(l->devs);
 	l->devs = NULL;
 	l->count = 0;

@@ -7,15 +7,28 @@
 #include <stdint.h>
 #include <net/if.h>
 
-struct mgcap_nl_queue {
-	uint32_t id;
-	char devnode[64];
+struct mgcap_nl_counters {
 	uint64_t captured;
 	uint64_t bytes;
 	uint64_t dropped;
 	uint64_t fill;
 	uint64_t high_water;
-	int reader;
+};
+
+/* One program reading a queue (see MGCAP_RATTR_* for what it counts). */
+struct mgcap_nl_reader {
+	uint32_t pid;
+	char comm[16];
+	uint32_t snaplen;
+	struct mgcap_nl_counters counters;
+};
+
+struct mgcap_nl_queue {
+	uint32_t id;
+	char devnode[64];
+	struct mgcap_nl_counters counters;	/* the capture's own ring */
+	uint32_t num_readers;
+	struct mgcap_nl_reader *readers;	/* num_readers entries, malloc()ed */
 };
 
 /* One captured device, as the kernel reported it. */

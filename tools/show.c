@@ -20,6 +20,30 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+static void json_counters(FILE *f, const struct mgcap_nl_counters *c)
+{
+	fprintf(f, "\"captured\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"dropped\":%" PRIu64
+		",\"fill\":%" PRIu64 ",\"high_water\":%" PRIu64, c->captured, c->bytes,
+		c->dropped, c->fill, c->high_water);
+}
+
+static void json_readers(FILE *f, const struct mgcap_nl_queue *qu)
+{
+	uint32_t i;
+
+	fputs("\"readers\":[", f);
+	for (i = 0; i < qu->num_readers; i++) {
+		const struct mgcap_nl_reader *r = &qu->readers[i];
+
+		fprintf(f, "%s{\"pid\":%" PRIu32 ",\"comm\":", i ? "," : "", r->pid);
+		json_string(f, r->comm);
+		fprintf(f, ",\"snaplen\":%" PRIu32 ",", r->snaplen);
+		json_counters(f, &r->counters);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
 void mgcap_show_json(FILE *f, const struct mgcap_nl_list *l)
 {
 	size_t i, q;
@@ -38,19 +62,24 @@ void mgcap_show_json(FILE *f, const struct mgcap_nl_list *l)
 
 			fprintf(f, "%s{\"queue\":%" PRIu32 ",\"devnode\":", q ? "," : "", qu->id);
 			json_string(f, qu->devnode);
-			fprintf(f, ",\"captured\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"dropped\":%" PRIu64
-				",\"fill\":%" PRIu64 ",\"high_water\":%" PRIu64 ",\"reader\":%s}",
-				qu->captured, qu->bytes, qu->dropped, qu->fill, qu->high_water,
-				qu->reader ? "true" : "false");
+			fputc(',', f);
+			json_counters(f, &qu->counters);
+			fputc(',', f);
+			json_readers(f, qu);
+			fputc('}', f);
 		}
 		fputs("]}", f);
 	}
 	fputs("]\n", f);
 }
 
+#define TABLE_ROW "  %5s %14s %18s %12s %12s %12s %7s  %s\n"
+#define TABLE_COUNTERS "%14" PRIu64 " %18" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+
 void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l)
 {
 	size_t i, q;
+	uint32_t r;
 
 	if (!l->count)
 		fputs("no captured devices\n", f);
@@ -60,15 +89,24 @@ void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l)
 		fprintf(f, "%s: mode %s, %" PRIu32 " queue%s, ring %" PRIu64 " KiB, snaplen %" PRIu32 "\n",
 			d->ifname, mgcap_mode_name(d->mode), d->num_queues,
 			d->num_queues == 1 ? "" : "s", d->ring_size >> 10, d->snaplen);
-		fprintf(f, "  %5s %14s %18s %12s %12s %12s %6s  %s\n", "queue", "captured", "bytes",
-			"dropped", "fill", "high-water", "reader", "node");
+		fprintf(f, TABLE_ROW, "queue", "captured", "bytes", "dropped", "fill", "high-water",
+			"readers", "node / reader");
 		for (q = 0; q < d->num_queues; q++) {
 			const struct mgcap_nl_queue *qu = &d->queues[q];
+			const struct mgcap_nl_counters *c = &qu->counters;
 
-			fprintf(f, "  %5" PRIu32 " %14" PRIu64 " %18" PRIu64 " %12" PRIu64 " %12" PRIu64
-				" %12" PRIu64 " %6s  %s\n", qu->id, qu->captured, qu->bytes,
-				qu->dropped, qu->fill, qu->high_water, qu->reader ? "yes" : "no",
-				qu->devnode);
+			fprintf(f, "  %5" PRIu32 " " TABLE_COUNTERS " %7" PRIu32 "  %s\n", qu->id,
+				c->captured, c->bytes, c->dropped, c->fill, c->high_water,
+				qu->num_readers, qu->devnode);
+			/* each reader's own counts, under its queue */
+			for (r = 0; r < qu->num_readers; r++) {
+				const struct mgcap_nl_reader *rd = &qu->readers[r];
+
+				c = &rd->counters;
+				fprintf(f, "  %5s " TABLE_COUNTERS " %7s  pid %" PRIu32 " %s, snaplen %"
+					PRIu32 "\n", "", c->captured, c->bytes, c->dropped, c->fill,
+					c->high_water, "", rd->pid, rd->comm, rd->snaplen);
+			}
 		}
 	}
 }

@@ -60,9 +60,12 @@ wait_idle() {	# wait_idle DEV: until its generators have nothing pending
 	done
 }
 
-wait_readers() {	# wait_readers DEV: until every queue of DEV has a reader (10 s at most)
+wait_readers() {	# wait_readers DEV [N]: until every queue of DEV has N readers (1; 10 s at most)
 	i=0
-	while out=$($MGCAP -j show "$1") && echo "$out" | grep -q '"reader":false'; do
+	# queue lines of the table end in the node; their 7th column counts readers
+	while out=$($MGCAP show "$1") &&
+		echo "$out" | awk -v n="${2:-1}" '$NF ~ "^/dev/mgcap/" && $7 < n {few = 1}
+			END {exit !few}'; do
 		i=$((i + 1))
 		[ $i -gt 100 ] && { echo "$out"; return 1; }
 		sleep 0.1

@@ -29,6 +29,15 @@
  * A record never wraps: where the bytes left before the end of the data
  * area are fewer than a record header, or hold a record flagged
  * MGCAP_REC_F_PAD, the reader skips to the start of the data area.
+ *
+ * Several readers may have one queue device open at once, up to the module
+ * parameter max_readers (MGCAP_READERS_DEFAULT, at most MGCAP_READERS_MAX).
+ * The first reads the capture's own ring, which goes on filling while nobody
+ * reads it; each further reader gets a ring of its own, of the capture's ring
+ * size, from open() until its last close or unmap.  Every reader sees every
+ * frame, with its own snaplen, stamps, wakeups and counters, and a reader
+ * that falls behind fills and drops only in its own ring.  The layout above
+ * is the same for both.
  */
 #ifndef _UAPI_LINUX_MGCAP_H
 #define _UAPI_LINUX_MGCAP_H
@@ -46,6 +55,9 @@
 #define MGCAP_RING_SIZE_MIN	65536ULL	/* 64 KiB */
 #define MGCAP_RING_SIZE_DEFAULT	8388608ULL	/* 8 MiB */
 #define MGCAP_RING_SIZE_MAX	1073741824ULL	/* 1 GiB */
+
+#define MGCAP_READERS_DEFAULT	8
+#define MGCAP_READERS_MAX	64
 
 /*
  * Bytes of each frame copied into the ring.  The default is capped so a
@@ -221,10 +233,34 @@ enum mgcap_queue_attr {
 	MGCAP_QATTR_DROPPED,	/* u64 */
 	MGCAP_QATTR_FILL,	/* u64 */
 	MGCAP_QATTR_HIGH_WATER,	/* u64 */
-	MGCAP_QATTR_READER,	/* u8, 1 while a reader has the queue open */
+	MGCAP_QATTR_NUM_READERS, /* u8, readers that have the queue open */
+	MGCAP_QATTR_READERS,	/* nest of MGCAP_QATTR_READER, one per reader */
 	__MGCAP_QATTR_MAX
 };
 
 #define MGCAP_QATTR_MAX (__MGCAP_QATTR_MAX - 1)
+
+/*
+ * One nest per reader inside MGCAP_QATTR_READERS.  The first reader reads
+ * the capture's own ring: its counters are the queue's, from the start of
+ * the capture.  A further reader's count from its open().
+ */
+#define MGCAP_QATTR_READER	1
+
+enum mgcap_reader_attr {
+	MGCAP_RATTR_UNSPEC,
+	MGCAP_RATTR_PAD,
+	MGCAP_RATTR_PID,	/* u32, the process that opened it (initial pid namespace) */
+	MGCAP_RATTR_COMM,	/* string, that process's name at open */
+	MGCAP_RATTR_SNAPLEN,	/* u32 */
+	MGCAP_RATTR_CAPTURED,	/* u64 */
+	MGCAP_RATTR_BYTES,	/* u64 */
+	MGCAP_RATTR_DROPPED,	/* u64 */
+	MGCAP_RATTR_FILL,	/* u64 */
+	MGCAP_RATTR_HIGH_WATER,	/* u64 */
+	__MGCAP_RATTR_MAX
+};
+
+#define MGCAP_RATTR_MAX (__MGCAP_RATTR_MAX - 1)
 
 #endif /* _UAPI_LINUX_MGCAP_H */

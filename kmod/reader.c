@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mgcap readers: several at once on one receive queue.
+ *
+ * The first reader of a queue reads the capture's own ring, which keeps
+ * filling while nobody reads it, so a recorder that restarts finds what
+ * arrived meanwhile.  Each further reader gets a ring of its own for as long
+ * as it has the queue open, listed on the capture's ring, and the receive
+ * hook copies each frame into every listed ring too.  A reader that falls
+ * behind thus fills and drops only in its own ring; one reader costs what it
+ * did before there could be several, each further one a copy.
+ */
+#include <linux/moduleparam.h>
+#include <linux/rculist.h>
+
+#include "mgcap.h"
+
+unsigned int mgcap_max_readers = MGCAP_READERS_DEFAULT;
+
+static int mgcap_max_readers_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, MGCAP_READERS_MAX);
+}
+
+static const struct kernel_param_ops mgcap_max_readers_ops = {
+	.set = mgcap_max_readers_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_readers, &mgcap_max_readers_ops, &mgcap_max_readers, 0644);
+MODULE_PARM_DESC(max_readers, "Readers one queue may have at once (1-64, default 8)");
+
+/* A further reader's ring: the capture's size and default snaplen. */
+static struct mgcap_ring *mgcap_reader_ring_create(struct mgcap_ring *ring)
+{
+	struct mgcap_ring *mine;
+
+	mine = mgcap_ring_create(ring->queue, ring->mask + 1, ring->default_snaplen);
+	if (!mine)
+		return NULL;
+	mine->owner = ring;
+	mine->num_queues = ring->num_queues;
+	mine->ifindex = ring->ifindex;
+	strscpy(mine->ifname, ring->ifname, sizeof(mine->ifname));
+	return mine;
+}
+
+/*
+ * A reader opens @ring, the capture's ring of its queue, holding a reference
+ * to it.  Returns the ring it reads, which then owns that reference, or an
+ * ERR_PTR: -EBUSY beyond max_readers, -ENOMEM when no ring can be had.
+ */
+struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring)
+{
+	struct mgcap_ring *mine;
+
+	mutex_lock(&ring->readers_lock);
+	/* the capture stopped between the node lookup and here */
+	if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED)) {
+		mine = ERR_PTR(-ENODEV);
+		goto out;
+	}
+	if (ring->num_readers >= READ_ONCE(mgcap_max_readers)) {
+		mine = ERR_PTR(-EBUSY);
+		goto out;
+	}
+	if (!ring->first_reader) {
+		mgcap_ring_clear_reader_error(ring);
+		ring->first_reader = true;
+		mine = ring;
+	} else {
+		mine = mgcap_reader_ring_create(ring);
+		if (!mine) {
+			mine = ERR_PTR(-ENOMEM);
+			goto out;
+		}
+		list_add_tail_rcu(&mine->reader_node, &ring->more_readers);
+	}
+	mine->reader_pid = task_tgid_nr(current);
+	get_task_comm(mine->reader_comm, current);
+	WRITE_ONCE(ring->num_readers, ring->num_readers + 1);
+out:
+	mutex_unlock(&ring->readers_lock);
+	return mine;
+}
+
+/* The last close of what mgcap_reader_open() returned: @mine. */
+void mgcap_reader_close(struct mgcap_ring *mine)
+{
+	struct mgcap_ring *ring = mgcap_ring_owner(mine);
+
+	mutex_lock(&ring->readers_lock);
+	if (mine == ring) {
+		WRITE_ONCE(ring->reader_waiting, false);
+		mgcap_ring_reset_reader_settings(ring);
+		ring->first_reader = false;
+	} else {
+		list_del_rcu(&mine->reader_node);
+	}
+	WRITE_ONCE(ring->num_readers, ring->num_readers - 1);
+	mutex_unlock(&ring->readers_lock);
+
+	if (mine != ring) {
+		/* the receive hook runs under RCU: none still copies into it */
+		synchronize_rcu();
+		mgcap_ring_put(mine);
+	}
+	mgcap_ring_put(ring);
+}
+
+/* The capture stopped (no hook runs any more): every reader of @ring sees it. */
+void mgcap_readers_detach(struct mgcap_ring *ring)
+{
+	struct mgcap_ring *mine;
+
+	mutex_lock(&ring->readers_lock);
+	mgcap_ring_detach(ring);
+	list_for_each_entry(mine, &ring->more_readers, reader_node)
+		mgcap_ring_detach(mine);
+	mutex_unlock(&ring->readers_lock);
+}
+
+/* The receive hook, under RCU, for the further readers of @ring. */
+void mgcap_readers_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 queue)
+{
+	struct mgcap_ring *mine;
+
+	list_for_each_entry_rcu(mine, &ring->more_readers, reader_node)
+		mgcap_ring_capture(mine, skb, queue);
+}

@@ -1,0 +1,137 @@
+# Several readers of one capture at once (sourced by guest-tests.sh).
+
+# start_tcpdump NAME ARGS...: tcpdump through mgcap-run in the background,
+# output in $TMP/NAME, pid in $pid_NAME; returns once it is capturing
+start_tcpdump() {
+	name=$1
+	shift
+	timeout 120 $RUN tcpdump -Z root "$@" >"$TMP/$name" 2>&1 &
+	eval "pid_$name=\$!"
+	wait_text "$TMP/$name" "listening on" || { cat "$TMP/$name"; return 1; }
+}
+
+# reader_field PID N: the Nth counter (1 captured, 2 bytes, 3 dropped,
+# 4 fill) of the reader PID, summed over the queues it reads
+reader_field() {
+	$MGCAP show | awk -v pid="$1" -v n="$2" '$6 == "pid" && $7 == pid {s += $n}
+		END {print s + 0}'
+}
+
+t_readers_mgdump_and_two_tcpdumps_each_get_theirs() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	timeout 120 $MGDUMP -i mgt0 -w "$TMP/all.pcapng" -c 4000 -q >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || return 1
+	# one queue's frames by filter, cut at 60 bytes; the other queue, cut at 100
+	start_tcpdump ta -i mgcap:mgt0 -j adapter_unsynced --time-stamp-precision=nano \
+		-s 60 -c 2000 -w "$TMP/a.pcap" 'udp src port 10001' || return 1
+	start_tcpdump tb -i mgcap:mgt0@0 -j adapter_unsynced --time-stamp-precision=nano \
+		-s 100 -c 2000 -w "$TMP/b.pcap" || return 1
+	wait_readers mgt0 2 || return 1
+	$MGCAP show mgt0
+	echo "all 2000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $dump || { cat "$TMP/d"; return 1; }
+	wait_end ta || return 1
+	wait_end tb || return 1
+	$PCAPCHECK "$TMP/all.pcapng" --queues 2 --count 2000 --snaplen 96 --unmerged || return 1
+	$PCAPCHECK "$TMP/a.pcap" --queues 2 --count 2000 --only-queue 1 --snaplen 60 || return 1
+	$PCAPCHECK "$TMP/b.pcap" --queues 2 --count 2000 --only-queue 0 --snaplen 100
+}
+
+t_readers_a_stalled_one_costs_the_others_nothing() {
+	# an 8 MiB ring holds 55188 records of these frames: the stalled reader loses 4812
+	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
+	$MGCAP hwtstamp mgt0 on >/dev/null || return 1
+	start_tcpdump stalled -i mgcap:mgt0 -j adapter_unsynced -w "$TMP/stalled.pcap" || return 1
+	tpid=$(pgrep -x tcpdump)
+	kill -STOP "$tpid"
+	timeout 120 $MGDUMP -i mgt0 -w "$TMP/all.pcapng" -c 60000 >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 2 || return 1
+	# the third reader: it starts the frames and checks every one of them as they come
+	$RINGCHECK --dev mgt0 --count 60000 >"$TMP/rc" || { cat "$TMP/rc"; return 1; }
+	wait $dump || { cat "$TMP/d"; return 1; }
+	$PCAPCHECK "$TMP/all.pcapng" --queues 1 --count 60000 --snaplen 96 --unmerged || return 1
+	dropped=$(reader_field "$tpid" 3)
+	say "the stalled reader's ring: $(reader_field "$tpid" 1) captured, $dropped dropped"
+	[ "$dropped" = 4812 ] || bad "the stalled reader dropped $dropped frames, not 4812"
+	# it wakes up, reads what its ring kept, and counts the rest as dropped
+	kill -CONT "$tpid"
+	i=0
+	while [ "$(reader_field "$tpid" 4)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	kill -INT "$tpid"
+	wait_end stalled
+	written=$(tcpdump -r "$TMP/stalled.pcap" -n 2>/dev/null | wc -l)
+	kernel=$(awk '/dropped by kernel/ {print $1}' "$TMP/stalled")
+	say "tcpdump wrote $written frames and reports $kernel dropped"
+	[ "$kernel" = "$dropped" ] || bad "tcpdump reports $kernel dropped, mgcap show $dropped"
+	[ $((written + kernel)) = 60000 ] || bad "written + dropped = $((written + kernel)), not 60000"
+}
+
+t_readers_come_and_go_during_traffic() {
+	setup 2 && $MGCAP start mgt0 ring-size 256K >/dev/null || return 1
+	echo "all 400000" >/sys/class/net/mgt0/mgtestnic/generate
+	for round in 1 2 3 4 5; do
+		for q in 0 1; do
+			wait_start r$q $WAIT /dev/mgcap/mgt0@$q records 100000000 60 || return 1
+		done
+		start_tcpdump t$round -i mgcap:mgt0 -w /dev/null || return 1
+		sleep 0.2
+		# killed, interrupted, and one left to close at exit
+		kill -9 $pid_r0
+		eval "kill -INT \$pid_t$round"
+		wait_end r0
+		wait_end "t$round" || bad "tcpdump $round did not end cleanly"
+		kill -TERM $pid_r1
+		wait_end r1
+	done
+	$MGCAP -j show mgt0 | grep -q '"readers":\[\]' || bad "readers still listed after they left"
+	wait_idle mgt0 || return 1
+	# stop with several readers on each queue: every one of them sees the end
+	for n in 1 2 3; do
+		for q in 0 1; do wait_start h$n$q $WAIT /dev/mgcap/mgt0@$q hup 30 || return 1; done
+	done
+	echo "all 100000" >/sys/class/net/mgt0/mgtestnic/generate
+	$MGCAP stop mgt0 || return 1
+	for n in 1 2 3; do
+		for q in 0 1; do wait_end h$n$q || bad "reader $n of queue $q missed the stop"; done
+	done
+	# a move to another namespace and an unregister, each with several readers open
+	$MGCAP start mgt0 >/dev/null || return 1
+	for n in 1 2 3; do wait_start m$n $WAIT /dev/mgcap/mgt0@1 hup 30 || return 1; done
+	ip netns add t1 && ip link set mgt0 netns t1 || return 1
+	for n in 1 2 3; do wait_end m$n || bad "reader $n missed the move"; done
+	ip netns del t1
+	i=0
+	while [ ! -e /sys/class/net/mgt0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	ip link set mgt0 up && $MGCAP start mgt0 >/dev/null || return 1
+	for n in 1 2 3; do wait_start u$n $WAIT /dev/mgcap/mgt0@0 hup 30 || return 1; done
+	echo "all 100000" >/sys/class/net/mgt0/mgtestnic/generate
+	rmmod mgtestnic || return 1
+	for n in 1 2 3; do wait_end u$n || bad "reader $n missed the unregister"; done
+	rmmod mgcap || bad "rmmod after every reader left"
+}
+
+t_readers_beyond_memory_are_refused() {
+	# 128 MiB rings in a 1 GiB guest: a reader whose ring would take more than
+	# half of the memory still available is refused, never the OOM killer
+	setup 1 && $MGCAP start mgt0 ring-size 128M >/dev/null || return 1
+	n=0
+	while [ $n -lt 8 ]; do
+		$WAIT /dev/mgcap/mgt0@0 hup 60 >"$TMP/g$n" 2>&1 &
+		i=0
+		until grep -q "ready\|mgcap-wait:" "$TMP/g$n" || [ $i -gt 100 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		grep -q ready "$TMP/g$n" || break
+		n=$((n + 1))
+	done
+	say "$n readers with 128 MiB rings; then: $(cat "$TMP/g$n")"
+	[ $n -ge 2 ] || bad "fewer than 2 readers of 128 MiB fit in 1 GiB"
+	[ $n -lt 8 ] || bad "8 readers of 128 MiB in 1 GiB: nothing was refused"
+	grep -q "no memory for another reader's ring" "$TMP/g$n" || bad "no clear error"
+	dmesg | grep -qi "out of memory\|oom-killer" && bad "the OOM killer ran"
+	$MGCAP stop mgt0 || return 1
+	wait
+}
