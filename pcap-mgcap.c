@@ -259,6 +259,31 @@ static int pcap_mgcap_inject(pcap_t *p, const void *buf _U_, int size _U_)
 	return PCAP_ERROR;
 }
 
+/*
+ * The filter runs in the kernel as well, where a frame it rejects costs no
+ * ring space and no wakeup.  The copy here stays the final word: records
+ * already in a ring were judged by the previous program, and the kernel lets
+ * through frames whose VLAN tag it cannot show the program.  A module that
+ * cannot take the program (too old, or it refuses it) leaves the filtering
+ * here, as pcap-linux does when the socket refuses it.
+ */
+static int pcap_mgcap_setfilter(pcap_t *p, struct bpf_program *fp)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct mgcap_filter f = { 0 };
+	size_t i;
+
+	/* the kernel reads libpcap's instructions as struct sock_filter */
+	_Static_assert(sizeof(struct bpf_insn) == 8, "struct bpf_insn is struct sock_filter");
+	if (install_bpf_program(p, fp) < 0)
+		return -1;
+	f.len = p->fcode.bf_len;
+	f.insns = (uint64_t)(uintptr_t)p->fcode.bf_insns;
+	for (i = 0; i < pm->merge.n; i++)
+		(void)ioctl(pm->queues[i].r.fd, MGCAP_IOC_SET_FILTER, &f);
+	return 0;
+}
+
 static int pcap_mgcap_setdirection(pcap_t *p, pcap_direction_t d)
 {
 	/* mgcap sees received packets only */
@@ -618,7 +643,7 @@ static int activate(pcap_t *p)
 	p->linktype = DLT_EN10MB;
 	p->read_op = pcap_mgcap_read;
 	p->inject_op = pcap_mgcap_inject;
-	p->setfilter_op = install_bpf_program;
+	p->setfilter_op = pcap_mgcap_setfilter;
 	p->setdirection_op = pcap_mgcap_setdirection;
 	p->set_datalink_op = NULL;
 	p->getnonblock_op = pcap_mgcap_getnonblock;

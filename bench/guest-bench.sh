@@ -27,7 +27,8 @@ shift
 ROUNDS=${MGCAP_BENCH_ROUNDS:-3}
 SIZES=${MGCAP_BENCH_SIZES:-64 128 256 1518}
 PKTGEN_CONTENDERS=${MGCAP_BENCH_PKTGEN:-baseline afpacket afpacket-tmpfs netsniff-ng mgcap-ring \
-mgcap-mirror mgcap-mirror-B32 mgcap-drop mgcap-drop-full mgdump mgdump-drop}
+mgcap-ring2 mgcap-mirror mgcap-mirror-B32 mgcap-drop mgcap-drop-filter mgcap-drop-full mgdump \
+mgdump-drop}
 NIC_CONTENDERS=${MGCAP_BENCH_NIC:-baseline afpacket mgcap-ring mgcap-mirror mgcap-drop mgdump}
 PROFILE_CONTENDERS=${MGCAP_BENCH_PROFILE:-baseline afpacket mgcap-ring mgcap-mirror mgcap-drop mgdump}
 # frames a round: deterministic counts need no more
@@ -62,6 +63,7 @@ start_contender() {
 	rm -f "$TMPFS"/*
 	: >"$OUT/reader.txt"
 	reader=
+	readers=1
 	case $1 in
 	baseline) return 0 ;;
 	afpacket)
@@ -71,9 +73,14 @@ start_contender() {
 	netsniff-ng)
 		# it has no snaplen: whole frames, to /dev/null like the first tcpdump
 		set -- netsniff-ng --in "$dev" --out /dev/null --ring-size ${BUF_MB}MiB --silent ;;
-	mgcap-ring)
-		# the capture path alone: a reader that only consumes records
+	mgcap-ring | mgcap-ring2)
+		# the capture path alone: a reader that only consumes records (two
+		# of them: what one more reader costs)
 		$MGCAP start "$dev" ring-size ${BUF_MB}M snaplen $SNAPLEN >/dev/null || return 1
+		if [ "$1" = mgcap-ring2 ]; then
+			$WAIT "/dev/mgcap/$dev@0" hup 1000000 >"$OUT/reader2.txt" 2>&1 &
+			readers=2
+		fi
 		set -- $WAIT "/dev/mgcap/$dev@0" hup 1000000 ;;
 	mgcap-mirror | mgcap-drop)
 		$MGCAP start "$dev" ring-size ${BUF_MB}M mode "${1#mgcap-}" >/dev/null || return 1
@@ -82,6 +89,12 @@ start_contender() {
 		$MGCAP start "$dev" ring-size ${BUF_MB}M >/dev/null || return 1
 		set -- $RUN tcpdump -i "mgcap:$dev" $TSOPT -n -s $SNAPLEN -B $((BUF_MB * 1024)) -Z root \
 			-w /dev/null ;;
+	mgcap-drop-filter)
+		# pktgen's frames go to UDP ports 9 to 108: the filter passes 1 in 100
+		pg "udp_dst_max 108"
+		$MGCAP start "$dev" ring-size ${BUF_MB}M mode drop >/dev/null || return 1
+		set -- $RUN tcpdump -i "mgcap:$dev" $TSOPT -n -s $SNAPLEN -Z root -w /dev/null \
+			udp dst port 9 ;;
 	mgcap-drop-full)
 		# nobody reads: after the warm-up the ring is full and every frame is dropped
 		$MGCAP start "$dev" ring-size 64K mode drop >/dev/null || return 1
@@ -98,18 +111,20 @@ start_contender() {
 	# ready when capturing: with sleep=off a fixed sleep may end before a
 	# program has even loaded
 	case $name in
-	afpacket* | mgcap-mirror* | mgcap-drop) wait_for "$OUT/reader.txt" "listening on" ;;
+	afpacket* | mgcap-mirror* | mgcap-drop*) wait_for "$OUT/reader.txt" "listening on" ;;
 	netsniff-ng) until [ "$(wc -l </proc/net/packet)" -gt 1 ]; do sleep 0.05; done ;;
-	*) while $MGCAP -j show "$dev" | grep -q '"readers":\[\]'; do sleep 0.05; done ;;
+	*) until [ "$($MGCAP -j show "$dev" | grep -o '"pid":' | wc -l)" -ge "$readers" ]; do
+		sleep 0.05
+	   done ;;
 	esac
 }
 
 stop_contender() {	# stop_contender NAME DEV
 	captured=
 	case $1 in
-	mgcap-ring)	# the reader leaves when the capture ends
+	mgcap-ring | mgcap-ring2)	# the readers leave when the capture ends
 		$MGCAP stop "$2" >/dev/null
-		wait "$reader" ;;
+		wait ;;
 	mgcap-drop-full)
 		captured=$($MGCAP -j show "$2" | grep -o '"captured":[0-9]*' | cut -d: -f2)
 		$MGCAP stop "$2" >/dev/null ;;
@@ -120,16 +135,23 @@ stop_contender() {	# stop_contender NAME DEV
 	esac
 	cat "$OUT/reader.txt" >>"$LOG"
 	case $1 in
-	afpacket* | mgcap-mirror* | mgcap-drop)
+	afpacket* | mgcap-mirror* | mgcap-drop | mgcap-drop-filter)
 		captured=$(sed -n 's/^\([0-9]*\) packets captured.*/\1/p' "$OUT/reader.txt") ;;
 	netsniff-ng)
 		captured=$(tr -d '\r' <"$OUT/reader.txt" | sed -n 's/^ *\([0-9]*\) *packets passed filter.*/\1/p') ;;
 	mgcap-ring)
 		captured=$(sed -n 's/^end: \([0-9]*\) records read.*/\1/p' "$OUT/reader.txt") ;;
+	mgcap-ring2)	# counted only when both readers read every record
+		captured=$(sed -n 's/^end: \([0-9]*\) records read.*/\1/p' "$OUT/reader.txt")
+		second=$(sed -n 's/^end: \([0-9]*\) records read.*/\1/p' "$OUT/reader2.txt")
+		[ "$captured" = "$second" ] || { say "$1: readers read $captured and $second"; return 1; } ;;
 	mgdump*)
 		captured=$(sed -n 's/^mgdump: \([0-9]*\) packets written.*/\1/p' "$OUT/reader.txt") ;;
 	esac
-	case $1 in mgcap-mirror* | mgcap-drop | mgdump*) $MGCAP stop "$2" >/dev/null ;; esac
+	case $1 in
+	mgcap-mirror* | mgcap-drop | mgdump*) $MGCAP stop "$2" >/dev/null ;;
+	mgcap-drop-filter) $MGCAP stop "$2" >/dev/null && pg "udp_dst_max 9" ;;
+	esac
 	[ "$1" = baseline ] || [ -n "$captured" ] || { say "$1: no packet count"; return 1; }
 }
 
@@ -195,6 +217,8 @@ measure() {	# measure LOAD SIZE HWTS CONTENDER: a warm-up round, then $ROUNDS
 	done
 	stop_contender "$4" "$DEV" || return 1
 	offered=$((FRAMES * (ROUNDS + 1)))
+	# with a filter: the frames it passes (pktgen cycles through 100 ports)
+	[ "$4" = mgcap-drop-filter ] && offered=$((offered / 100))
 	echo "$1,$2,$3,$4,$offered,${captured:-}" >>"$OUT/capture.csv"
 	say "$1 $2 bytes, stamps $3, $4: $(awk -F, -v c="$4" -v s="$2" -v h="$3" -v l="$1" \
 		'$1 == l && $2 == s && $3 == h && $4 == c && $5 > 0 { printf "%.1f ", $7 / $6 }' \

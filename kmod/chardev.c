@@ -198,6 +198,15 @@ static long mgcap_ioctl_set_tstamp(struct mgcap_ring *ring, u32 __user *arg)
 	return 0;
 }
 
+static long mgcap_ioctl_set_filter(struct mgcap_ring *ring, void __user *arg)
+{
+	struct mgcap_filter f;
+
+	if (copy_from_user(&f, arg, sizeof(f)))
+		return -EFAULT;
+	return mgcap_filter_set(ring, &f);
+}
+
 static long mgcap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct mgcap_ring *ring = file->private_data;
@@ -220,6 +229,10 @@ static long mgcap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
 			return -ENODEV;
 		return mgcap_ioctl_set_tstamp(ring, uarg);
+	case MGCAP_IOC_SET_FILTER:
+		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
+			return -ENODEV;
+		return mgcap_ioctl_set_filter(ring, uarg);
 	default:
 		return -ENOTTY;
 	}

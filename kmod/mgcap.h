@@ -3,6 +3,7 @@
 #ifndef MGCAP_H
 #define MGCAP_H
 
+#include <linux/atomic.h>
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -12,6 +13,8 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/mgcap.h>
+
+struct bpf_prog;
 
 /*
  * One reader's ring of a receive queue.  The capture owns one per queue,
@@ -36,6 +39,8 @@ struct mgcap_ring {
 	u32 wake_bytes;
 	u64 wake_ns;
 	u32 tstamp_source;		/* enum mgcap_tstamp_source, per reader */
+	struct bpf_prog __rcu *filter;	/* the reader's, NULL: every frame */
+	atomic64_t filtered;		/* frames it rejected; no lock on that path */
 
 	/* counters: written under lock, read with READ_ONCE() */
 	u64 captured;
@@ -100,7 +105,7 @@ extern struct list_head mgcap_captures;
 /* ring.c */
 struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen);
 void mgcap_ring_put(struct mgcap_ring *ring);
-void mgcap_ring_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 queue);
+void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue);
 void mgcap_ring_detach(struct mgcap_ring *ring);
 void mgcap_ring_get_stats(struct mgcap_ring *ring, struct mgcap_queue_stats *st);
 void mgcap_ring_reset_reader_settings(struct mgcap_ring *ring);
@@ -113,7 +118,12 @@ extern unsigned int mgcap_max_readers;
 struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring);
 void mgcap_reader_close(struct mgcap_ring *ring);
 void mgcap_readers_detach(struct mgcap_ring *ring);
-void mgcap_readers_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 queue);
+void mgcap_readers_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue);
+
+/* filter.c */
+int mgcap_filter_set(struct mgcap_ring *ring, const struct mgcap_filter *f);
+void mgcap_filter_remove(struct mgcap_ring *ring);
+bool mgcap_filter_rejects(const struct bpf_prog *prog, struct sk_buff *skb, u32 mac_len);
 
 /* chardev.c */
 int mgcap_chardev_init(void);

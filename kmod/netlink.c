@@ -80,7 +80,7 @@ static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 	size_t reader = nla_total_size(0) +			/* MGCAP_QATTR_READER */
 		2 * nla_total_size(sizeof(u32)) +		/* PID, SNAPLEN */
 		nla_total_size(TASK_COMM_LEN) +			/* COMM */
-		5 * nla_total_size_64bit(sizeof(u64));		/* counters */
+		6 * nla_total_size_64bit(sizeof(u64));		/* counters, FILTERED */
 	size_t queue = nla_total_size(0) +			/* MGCAP_ATTR_QUEUE */
 		nla_total_size(sizeof(u32)) +			/* ID */
 		nla_total_size(sizeof_field(struct mgcap_ring, devnode)) +
@@ -149,6 +149,8 @@ static int mgcap_nl_put_reader(struct sk_buff *skb, struct mgcap_ring *ring)
 	if (nla_put_u32(skb, MGCAP_RATTR_PID, ring->reader_pid) ||
 	    nla_put_string(skb, MGCAP_RATTR_COMM, ring->reader_comm) ||
 	    nla_put_u32(skb, MGCAP_RATTR_SNAPLEN, READ_ONCE(ring->snaplen)) ||
+	    nla_put_u64_64bit(skb, MGCAP_RATTR_FILTERED, atomic64_read(&ring->filtered),
+			      MGCAP_RATTR_PAD) ||
 	    mgcap_nl_put_counters(skb, ring, &mgcap_nl_reader_counters)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;

@@ -92,6 +92,7 @@ void mgcap_reader_close(struct mgcap_ring *mine)
 	mutex_lock(&ring->readers_lock);
 	if (mine == ring) {
 		WRITE_ONCE(ring->reader_waiting, false);
+		mgcap_filter_remove(ring);
 		mgcap_ring_reset_reader_settings(ring);
 		ring->first_reader = false;
 	} else {
@@ -121,7 +122,7 @@ void mgcap_readers_detach(struct mgcap_ring *ring)
 }
 
 /* The receive hook, under RCU, for the further readers of @ring. */
-void mgcap_readers_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 queue)
+void mgcap_readers_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 {
 	struct mgcap_ring *mine;
 

@@ -7,6 +7,7 @@
  * can store its consumer index) is trusted: the kernel keeps its own copy of
  * the producer index and validates the consumer index on every use.
  */
+#include <linux/filter.h>
 #include <linux/if_vlan.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
@@ -91,7 +92,11 @@ struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
 static void mgcap_ring_release(struct kref *ref)
 {
 	struct mgcap_ring *ring = container_of(ref, struct mgcap_ring, ref);
+	/* the last reference: no hook can reach the ring any more */
+	struct bpf_prog *filter = rcu_dereference_protected(ring->filter, true);
 
+	if (filter)
+		bpf_prog_destroy(filter);
 	hrtimer_cancel(&ring->wake_timer);
 	mutex_destroy(&ring->readers_lock);
 	vfree(ring->mem);
@@ -218,20 +223,30 @@ static void mgcap_copy_frame(u8 *dst, const struct sk_buff *skb, u32 mac_len,
 		mgcap_copy_rest(dst, skb, -(int)mac_len, caplen);
 }
 
-void mgcap_ring_capture(struct mgcap_ring *ring, const struct sk_buff *skb, u16 queue)
+/* Under RCU: the receive hook, for one reader's ring. */
+void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 {
 	u32 mac_len = skb_mac_header_was_set(skb) ? skb->data - skb_mac_header(skb) : 0;
 	bool vlan = skb_vlan_tag_present(skb) && mac_len >= ETH_HLEN;
+	const struct bpf_prog *filter = rcu_dereference(ring->filter);
 	u32 wirelen = mac_len + skb->len + (vlan ? VLAN_HLEN : 0);
 	u64 data_size = ring->mask + 1;
-	ktime_t hwtstamp = READ_ONCE(ring->tstamp_source) == MGCAP_TSTAMP_SW ?
-			   0 : skb_shinfo(skb)->hwtstamps.hwtstamp;
-	u16 flags = (vlan ? MGCAP_REC_F_VLAN : 0) | (hwtstamp ? MGCAP_REC_F_HWTSTAMP : 0);
-	u64 tstamp_ns = hwtstamp ? ktime_to_ns(hwtstamp) : ktime_get_real_ns();
 	struct mgcap_rec *rec;
-	u64 head, tail, used, skip;
+	u64 head, tail, used, skip, tstamp_ns;
+	ktime_t hwtstamp;
 	u32 caplen, rec_len;
+	u16 flags;
 	bool wake = false, arm_timer = false;
+
+	/* a stripped tag the program would miss: the reader's own filter decides */
+	if (unlikely(filter) && !vlan && mgcap_filter_rejects(filter, skb, mac_len)) {
+		atomic64_inc(&ring->filtered);
+		return;
+	}
+	hwtstamp = READ_ONCE(ring->tstamp_source) == MGCAP_TSTAMP_SW ?
+		   0 : skb_shinfo(skb)->hwtstamps.hwtstamp;
+	flags = (vlan ? MGCAP_REC_F_VLAN : 0) | (hwtstamp ? MGCAP_REC_F_HWTSTAMP : 0);
+	tstamp_ns = hwtstamp ? ktime_to_ns(hwtstamp) : ktime_get_real_ns();
 
 	spin_lock(&ring->lock);
 	/* under the lock: no record published after MGCAP_IOC_SET_SNAPLEN is longer */

@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <linux/filter.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
@@ -87,6 +88,105 @@ static void readers_limit(const char *node)
 	}
 	for (i = 1; i < opened; i++)
 		mgcap_reader_close(&extra[i]);
+}
+
+/* What the kernel counted as rejected by the filter of this process's reader of queue 0. */
+static uint64_t filtered_by_me(const char *dev)
+{
+	struct mgcap_nl_list l = { 0 };
+	struct mgcap_nl_error e;
+	uint64_t n = UINT64_MAX;
+	uint32_t i;
+
+	if (mgcap_nl_get(dev, &l, &e) == 0 && l.count == 1) {
+		const struct mgcap_nl_queue *q = &l.devs[0].queues[0];
+
+		for (i = 0; i < q->num_readers; i++)
+			if (q->readers[i].pid == (uint32_t)getpid())
+				n = q->readers[i].filtered;
+	}
+	mgcap_nl_free_list(&l);
+	return n;
+}
+
+static int set_filter(int fd, const struct sock_filter *insns, uint32_t len)
+{
+	struct mgcap_filter f = { .len = len, .insns = (uint64_t)(uintptr_t)insns };
+
+	return ioctl(fd, MGCAP_IOC_SET_FILTER, &f);
+}
+
+/* 10 frames on queue 0: how many the reader got, and how many its filter took away */
+static void expect_filter(struct mgcap_reader *r, const char *dev, uint64_t captured,
+			  uint64_t filtered, const char *name)
+{
+	struct mgcap_queue_stats st0, st1;
+	uint64_t f0 = filtered_by_me(dev), f1;
+	char detail[128];
+
+	ioctl(r->fd, MGCAP_IOC_STATS, &st0);
+	generate(dev, 10);
+	ioctl(r->fd, MGCAP_IOC_STATS, &st1);
+	f1 = filtered_by_me(dev);
+	snprintf(detail, sizeof(detail), "captured %" PRIu64 ", dropped %" PRIu64
+		 ", filtered %" PRIu64, (uint64_t)(st1.captured - st0.captured),
+		 (uint64_t)(st1.dropped - st0.dropped), f1 - f0);
+	check(st1.captured - st0.captured == captured && st1.dropped == st0.dropped &&
+	      f1 - f0 == filtered, name, detail);
+	mgcap_reader_discard(r);
+}
+
+/* Filters from a lying caller are refused; good ones decide from the MAC header on. */
+static void filter_cases(const char *dev, const char *node)
+{
+	/* udp src port (at 14 + 20 + 0 from the MAC header) == K ? whole frame : nothing */
+	struct sock_filter port[] = {
+		BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 34),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 10000, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0xffff),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_filter none[] = { BPF_STMT(BPF_RET | BPF_K, 0) };
+	struct sock_filter bad_opcode[] = { { 0xffff, 0, 0, 0 }, BPF_STMT(BPF_RET | BPF_K, 0) };
+	struct sock_filter jump_out[] = {
+		BPF_JUMP(BPF_JMP | BPF_JA, 5, 0, 0), BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_filter no_return[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0) };
+	static struct sock_filter too_long[MGCAP_FILTER_LEN_MAX + 1];
+	struct mgcap_filter reserved = { .len = 1, .reserved = 1,
+					 .insns = (uint64_t)(uintptr_t)none };
+	struct mgcap_reader r;
+	char err[256];
+
+	if (mgcap_reader_open(&r, node, err, sizeof(err)) < 0) {
+		check(0, "open for the filter cases", err);
+		return;
+	}
+	check_errno(ioctl(r.fd, MGCAP_IOC_SET_FILTER, NULL), EFAULT, "filter from NULL");
+	check_errno(ioctl(r.fd, MGCAP_IOC_SET_FILTER, &reserved), EINVAL, "filter with reserved set");
+	check_errno(set_filter(r.fd, (const void *)8, 1), EFAULT, "filter at a bad pointer");
+	check_errno(set_filter(r.fd, bad_opcode, 2), EINVAL, "filter with a bad opcode");
+	check_errno(set_filter(r.fd, jump_out, 2), EINVAL, "filter jumping out of range");
+	check_errno(set_filter(r.fd, no_return, 1), EINVAL, "filter without a return");
+	too_long[MGCAP_FILTER_LEN_MAX] = none[0];
+	check_errno(set_filter(r.fd, too_long, MGCAP_FILTER_LEN_MAX + 1), EINVAL, "filter too long");
+	expect_filter(&r, dev, 10, 0, "refused filters left none behind");
+
+	check(set_filter(r.fd, none, 1) == 0, "a filter rejecting everything", strerror(errno));
+	expect_filter(&r, dev, 0, 10, "it takes no ring space, drops nothing, counts 10");
+	check(set_filter(r.fd, port, 4) == 0, "a filter on the UDP source port", strerror(errno));
+	expect_filter(&r, dev, 10, 0, "queue 0's frames (port 10000) pass it");
+	port[1].k = 10001;
+	check(set_filter(r.fd, port, 4) == 0, "changed during the capture", strerror(errno));
+	expect_filter(&r, dev, 0, 10, "now they do not");
+	check(set_filter(r.fd, NULL, 0) == 0, "removed", strerror(errno));
+	expect_filter(&r, dev, 10, 0, "then every frame again");
+	check(set_filter(r.fd, none, 1) == 0, "a filter left at close", strerror(errno));
+	mgcap_reader_close(&r);
+	if (mgcap_reader_open(&r, node, err, sizeof(err)) == 0) {
+		expect_filter(&r, dev, 10, 0, "is gone for the next reader");
+		mgcap_reader_close(&r);
+	}
 }
 
 static void chardev_cases(const char *dev)
@@ -199,6 +299,8 @@ static void chardev_cases(const char *dev)
 	} else {
 		check(0, "reopen after close", err);
 	}
+
+	filter_cases(dev, node);
 
 	ro = open(node, O_RDONLY);
 	if (ro >= 0) {

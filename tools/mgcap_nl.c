@@ -82,6 +82,8 @@ static int parse_reader(struct nlattr *nest, struct mgcap_nl_reader *r)
 		r->snaplen = nla_get_u32(tb[MGCAP_RATTR_SNAPLEN]);
 	parse_counters(tb, MGCAP_RATTR_CAPTURED, MGCAP_RATTR_BYTES, MGCAP_RATTR_DROPPED,
 		       MGCAP_RATTR_FILL, MGCAP_RATTR_HIGH_WATER, &r->counters);
+	if (tb[MGCAP_RATTR_FILTERED])
+		r->filtered = nla_get_u64(tb[MGCAP_RATTR_FILTERED]);
 	return 0;
 }
 

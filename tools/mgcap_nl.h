@@ -21,6 +21,7 @@ struct mgcap_nl_reader {
 	char comm[16];
 	uint32_t snaplen;
 	struct mgcap_nl_counters counters;
+	uint64_t filtered;		/* rejected by its filter in the kernel */
 };
 
 struct mgcap_nl_queue {

@@ -39,7 +39,7 @@ static void json_readers(FILE *f, const struct mgcap_nl_queue *qu)
 		json_string(f, r->comm);
 		fprintf(f, ",\"snaplen\":%" PRIu32 ",", r->snaplen);
 		json_counters(f, &r->counters);
-		fputc('}', f);
+		fprintf(f, ",\"filtered\":%" PRIu64 "}", r->filtered);
 	}
 	fputc(']', f);
 }
@@ -104,8 +104,9 @@ void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l)
 
 				c = &rd->counters;
 				fprintf(f, "  %5s " TABLE_COUNTERS " %7s  pid %" PRIu32 " %s, snaplen %"
-					PRIu32 "\n", "", c->captured, c->bytes, c->dropped, c->fill,
-					c->high_water, "", rd->pid, rd->comm, rd->snaplen);
+					PRIu32 ", filtered out %" PRIu64 "\n", "", c->captured,
+					c->bytes, c->dropped, c->fill, c->high_water, "", rd->pid,
+					rd->comm, rd->snaplen, rd->filtered);
 			}
 		}
 	}

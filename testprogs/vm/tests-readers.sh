@@ -135,3 +135,42 @@ t_readers_beyond_memory_are_refused() {
 	$MGCAP stop mgt0 || return 1
 	wait
 }
+
+# reader_filtered PID: frames the kernel filter of reader PID rejected, over its queues
+reader_filtered() {
+	$MGCAP show | awk -v pid="$1" '$6 == "pid" && $7 == pid {s += $NF} END {print s + 0}'
+}
+
+# filtered_capture NAME FILTER: tcpdump with FILTER over 2 x 2000 frames; sets
+# $captured and $filtered as the kernel counted them for it, before it exits
+filtered_capture() {
+	start_tcpdump "$1" -i mgcap:mgt0 -j adapter_unsynced --time-stamp-precision=nano \
+		-w "$TMP/$1.pcap" "$2" || return 1
+	tpid=$(pgrep -x tcpdump)
+	echo "all 2000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_idle mgt0 || return 1
+	i=0
+	while [ "$(reader_field "$tpid" 4)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	captured=$(reader_field "$tpid" 1)
+	filtered=$(reader_filtered "$tpid")
+	say "'$2': $captured frames into the ring, $filtered rejected in the kernel"
+	kill -INT "$tpid"
+	wait_end "$1"
+}
+
+t_readers_kernel_filter_rejects_before_the_ring() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	filtered_capture port 'udp src port 10001' || return 1
+	[ "$captured" = 2000 ] && [ "$filtered" = 2000 ] ||
+		bad "the kernel let $captured through and rejected $filtered, not 2000 and 2000"
+	$PCAPCHECK "$TMP/port.pcap" --queues 2 --count 2000 --only-queue 1 || return 1
+	# tags the NIC stripped: the program cannot see them, so the kernel lets
+	# every frame through and tcpdump's own copy of the filter decides (a
+	# new capture: the first reader's counters are the capture ring's)
+	$MGCAP stop mgt0 && $MGCAP start mgt0 >/dev/null || return 1
+	echo 10 >/sys/class/net/mgt0/mgtestnic/vlan_tci
+	filtered_capture vlan 'vlan 10 and udp src port 10001' || return 1
+	[ "$captured" = 4000 ] && [ "$filtered" = 0 ] ||
+		bad "tagged frames: $captured through, $filtered rejected, not 4000 and 0"
+	$PCAPCHECK "$TMP/vlan.pcap" --queues 2 --count 2000 --only-queue 1 --vlan 10
+}

@@ -185,6 +185,25 @@ enum mgcap_tstamp_source {
 	__MGCAP_TSTAMP_MAX
 };
 
+/*
+ * MGCAP_IOC_SET_FILTER: a classic BPF program (struct sock_filter, the same
+ * layout as libpcap's struct bpf_insn) that this reader's frames must pass,
+ * run on each frame from its MAC header before it takes ring space; len 0
+ * removes it.  Frames it rejects are counted (MGCAP_RATTR_FILTERED), not
+ * dropped.  A frame whose VLAN tag the NIC stripped is let through without
+ * running it: the program would see the frame without the tag the record
+ * has, so the reader's own filter must decide.  Keep filtering in user
+ * space too: records captured before a change were judged by the old
+ * program.
+ */
+struct mgcap_filter {
+	__u32 len;		/* instructions, at most MGCAP_FILTER_LEN_MAX; 0: none */
+	__u32 reserved;		/* 0 */
+	__u64 insns;		/* user pointer to len struct sock_filter */
+};
+
+#define MGCAP_FILTER_LEN_MAX	4096	/* BPF_MAXINSNS */
+
 #define MGCAP_IOC_MAGIC		0xb7
 #define MGCAP_IOC_INFO		_IOR(MGCAP_IOC_MAGIC, 1, struct mgcap_queue_info)
 #define MGCAP_IOC_STATS		_IOR(MGCAP_IOC_MAGIC, 2, struct mgcap_queue_stats)
@@ -192,6 +211,7 @@ enum mgcap_tstamp_source {
 #define MGCAP_IOC_SET_SNAPLEN	_IOW(MGCAP_IOC_MAGIC, 3, __u32)
 #define MGCAP_IOC_SET_WAKEUP	_IOW(MGCAP_IOC_MAGIC, 4, struct mgcap_wakeup)
 #define MGCAP_IOC_SET_TSTAMP	_IOW(MGCAP_IOC_MAGIC, 5, __u32)
+#define MGCAP_IOC_SET_FILTER	_IOW(MGCAP_IOC_MAGIC, 6, struct mgcap_filter)
 
 /* generic netlink */
 enum mgcap_cmd {
@@ -258,6 +278,7 @@ enum mgcap_reader_attr {
 	MGCAP_RATTR_DROPPED,	/* u64 */
 	MGCAP_RATTR_FILL,	/* u64 */
 	MGCAP_RATTR_HIGH_WATER,	/* u64 */
+	MGCAP_RATTR_FILTERED,	/* u64, frames its kernel filter rejected */
 	__MGCAP_RATTR_MAX
 };
 
