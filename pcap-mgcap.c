@@ -263,24 +263,35 @@ static int pcap_mgcap_inject(pcap_t *p, const void *buf _U_, int size _U_)
  * The filter runs in the kernel as well, where a frame it rejects costs no
  * ring space and no wakeup.  The copy here stays the final word: records
  * already in a ring were judged by the previous program, and the kernel lets
- * through frames whose VLAN tag it cannot show the program.  A module that
- * cannot take the program (too old, or it refuses it) leaves the filtering
- * here, as pcap-linux does when the socket refuses it.
+ * through frames whose VLAN tag it cannot show the program.  A program that
+ * keeps every frame (tcpdump installs one when given no expression) is not
+ * worth running per frame: the kernel gets none.  Where the module cannot
+ * take the program (too old, or it refuses it), it must not keep the
+ * previous one either: filtering then happens here only, as pcap-linux does
+ * when the socket refuses a filter.
  */
 static int pcap_mgcap_setfilter(pcap_t *p, struct bpf_program *fp)
 {
 	struct pcap_mgcap *pm = p->priv;
-	struct mgcap_filter f = { 0 };
+	const struct bpf_insn *insns;
+	struct mgcap_filter kernel = { 0 }, none = { 0 };
 	size_t i;
 
 	/* the kernel reads libpcap's instructions as struct sock_filter */
 	_Static_assert(sizeof(struct bpf_insn) == 8, "struct bpf_insn is struct sock_filter");
 	if (install_bpf_program(p, fp) < 0)
 		return -1;
-	f.len = p->fcode.bf_len;
-	f.insns = (uint64_t)(uintptr_t)p->fcode.bf_insns;
-	for (i = 0; i < pm->merge.n; i++)
-		(void)ioctl(pm->queues[i].r.fd, MGCAP_IOC_SET_FILTER, &f);
+	insns = p->fcode.bf_insns;
+	if (!(p->fcode.bf_len == 1 && insns[0].code == (BPF_RET | BPF_K) && insns[0].k)) {
+		kernel.len = p->fcode.bf_len;
+		kernel.insns = (uint64_t)(uintptr_t)insns;
+	}
+	for (i = 0; i < pm->merge.n; i++) {
+		int fd = pm->queues[i].r.fd;
+
+		if (ioctl(fd, MGCAP_IOC_SET_FILTER, &kernel) < 0 && errno != ENOTTY)
+			(void)ioctl(fd, MGCAP_IOC_SET_FILTER, &none);
+	}
 	return 0;
 }
 

@@ -6,26 +6,36 @@
  * The program comes from user space and is trusted in nothing: the kernel's
  * classic BPF checker (bpf_prog_create_from_user) refuses bad opcodes,
  * jumps out of range and over-long programs, and the result runs on the
- * kernel's own copy.  Replacing or removing it waits for every hook that may
- * still run the old one.
+ * kernel's own copy.  A replaced program is freed after an RCU grace period
+ * (the hook runs under RCU), without waiting for it: the reader's close and
+ * the netlink paths that queue behind it stay quick.
  */
 #include <linux/filter.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "mgcap.h"
 
-static void mgcap_filter_replace(struct mgcap_ring *ring, struct bpf_prog *prog)
+void mgcap_filter_free(struct mgcap_filter_prog *filter)
 {
-	struct bpf_prog *old;
+	bpf_prog_destroy(filter->prog);
+	kfree(filter);
+}
+
+static void mgcap_filter_free_rcu(struct rcu_head *head)
+{
+	mgcap_filter_free(container_of(head, struct mgcap_filter_prog, rcu));
+}
+
+static void mgcap_filter_replace(struct mgcap_ring *ring, struct mgcap_filter_prog *filter)
+{
+	struct mgcap_filter_prog *old;
 
 	spin_lock_bh(&ring->lock);
-	old = rcu_replace_pointer(ring->filter, prog, lockdep_is_held(&ring->lock));
+	old = rcu_replace_pointer(ring->filter, filter, lockdep_is_held(&ring->lock));
 	spin_unlock_bh(&ring->lock);
-	if (old) {
-		/* the hook runs under RCU: none still runs the old program */
-		synchronize_rcu();
-		bpf_prog_destroy(old);
-	}
+	if (old)
+		call_rcu(&old->rcu, mgcap_filter_free_rcu);
 }
 
 int mgcap_filter_set(struct mgcap_ring *ring, const struct mgcap_filter *f)
@@ -34,18 +44,24 @@ int mgcap_filter_set(struct mgcap_ring *ring, const struct mgcap_filter *f)
 		.len = f->len,
 		.filter = u64_to_user_ptr(f->insns),
 	};
-	struct bpf_prog *prog = NULL;
+	struct mgcap_filter_prog *filter = NULL;
 	int err;
 
 	BUILD_BUG_ON(MGCAP_FILTER_LEN_MAX != BPF_MAXINSNS);
-	if (f->reserved || f->len > MGCAP_FILTER_LEN_MAX)
+	if (f->reserved || f->len > MGCAP_FILTER_LEN_MAX || (!f->len && f->insns))
 		return -EINVAL;
 	if (f->len) {
-		err = bpf_prog_create_from_user(&prog, &fprog, NULL, false);
-		if (err)
+		filter = kzalloc(sizeof(*filter), GFP_KERNEL);
+		if (!filter)
+			return -ENOMEM;
+		err = bpf_prog_create_from_user(&filter->prog, &fprog, NULL, false);
+		if (err) {
+			kfree(filter);
 			return err;
+		}
+		filter->len = f->len;
 	}
-	mgcap_filter_replace(ring, prog);
+	mgcap_filter_replace(ring, filter);
 	return 0;
 }
 
@@ -60,7 +76,8 @@ void mgcap_filter_remove(struct mgcap_ring *ring)
  * Under RCU, in the hook: does @prog reject the frame?  It sees the frame
  * from its MAC header, @mac_len bytes before skb->data, as a capture reads
  * it; the push is undone before anyone else sees the skb (AF_PACKET does the
- * same with a shared one).
+ * same with a shared one).  What a program returns besides 0 does not cut
+ * the record: the reader's snaplen does.
  */
 bool mgcap_filter_rejects(const struct bpf_prog *prog, struct sk_buff *skb, u32 mac_len)
 {

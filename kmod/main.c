@@ -105,6 +105,8 @@ static void __exit mgcap_exit(void)
 	rtnl_unlock();
 	unregister_netdevice_notifier(&mgcap_netdev_notifier);
 	mgcap_chardev_exit();
+	/* filters replaced with call_rcu() are freed by this module's code */
+	rcu_barrier();
 }
 
 module_init(mgcap_init);

@@ -16,6 +16,13 @@
 
 struct bpf_prog;
 
+/* A reader's filter, freed an RCU grace period after it is replaced. */
+struct mgcap_filter_prog {
+	struct bpf_prog *prog;
+	u32 len;			/* classic instructions, as the reader gave them */
+	struct rcu_head rcu;
+};
+
 /*
  * One reader's ring of a receive queue.  The capture owns one per queue,
  * which its first reader reads; a further reader owns its own, listed on the
@@ -39,7 +46,7 @@ struct mgcap_ring {
 	u32 wake_bytes;
 	u64 wake_ns;
 	u32 tstamp_source;		/* enum mgcap_tstamp_source, per reader */
-	struct bpf_prog __rcu *filter;	/* the reader's, NULL: every frame */
+	struct mgcap_filter_prog __rcu *filter;	/* the reader's; NULL: every frame */
 	atomic64_t filtered;		/* frames it rejected; no lock on that path */
 
 	/* counters: written under lock, read with READ_ONCE() */
@@ -61,7 +68,7 @@ struct mgcap_ring {
 	/* a further reader's ring: its node in the list, and the capture's ring */
 	struct list_head reader_node;
 	struct mgcap_ring *owner;
-	pid_t reader_pid;
+	struct pid *reader_pid;		/* under the capture ring's readers_lock */
 	char reader_comm[TASK_COMM_LEN];
 
 	u32 queue;
@@ -123,6 +130,7 @@ void mgcap_readers_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 que
 /* filter.c */
 int mgcap_filter_set(struct mgcap_ring *ring, const struct mgcap_filter *f);
 void mgcap_filter_remove(struct mgcap_ring *ring);
+void mgcap_filter_free(struct mgcap_filter_prog *filter);
 bool mgcap_filter_rejects(const struct bpf_prog *prog, struct sk_buff *skb, u32 mac_len);
 
 /* chardev.c */

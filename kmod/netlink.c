@@ -6,6 +6,7 @@
  * device's rx_handler.  Devices are looked up in the caller's namespace.
  */
 #include <linux/netdevice.h>
+#include <linux/pid_namespace.h>
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
@@ -77,15 +78,16 @@ static struct mgcap_capture *mgcap_nl_get_capture(struct genl_info *info)
 /* The reply's size as the capture is now; readers may come before it is filled. */
 static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 {
-	size_t reader = nla_total_size(0) +			/* MGCAP_QATTR_READER */
+	size_t reader = nla_total_size(0) +			/* MGCAP_ATTR_READER */
 		2 * nla_total_size(sizeof(u32)) +		/* PID, SNAPLEN */
 		nla_total_size(TASK_COMM_LEN) +			/* COMM */
-		6 * nla_total_size_64bit(sizeof(u64));		/* counters, FILTERED */
+		6 * nla_total_size_64bit(sizeof(u64)) +		/* counters, FILTERED */
+		nla_total_size(sizeof(u32));			/* FILTER_LEN */
 	size_t queue = nla_total_size(0) +			/* MGCAP_ATTR_QUEUE */
 		nla_total_size(sizeof(u32)) +			/* ID */
 		nla_total_size(sizeof_field(struct mgcap_ring, devnode)) +
 		5 * nla_total_size_64bit(sizeof(u64)) +		/* counters */
-		nla_total_size(sizeof(u8)) +			/* NUM_READERS */
+		nla_total_size(sizeof(u32)) +			/* NUM_READERS */
 		nla_total_size(0);				/* READERS */
 	size_t size = nla_total_size(sizeof(u32)) +		/* IFINDEX */
 		nla_total_size(IFNAMSIZ) +			/* IFNAME */
@@ -102,56 +104,58 @@ static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 	return size;
 }
 
-/* The counters of @ring; @attrs maps them to the nest's attribute types. */
-struct mgcap_nl_counter_attrs {
-	int captured, bytes, dropped, fill, high_water, pad;
-};
+#define MGCAP_NL_COUNTERS_IN_ORDER(p) \
+	(p##_BYTES - p##_CAPTURED == 1 && p##_DROPPED - p##_CAPTURED == 2 && \
+	 p##_FILL - p##_CAPTURED == 3 && p##_HIGH_WATER - p##_CAPTURED == 4)
 
-static int mgcap_nl_put_counters(struct sk_buff *skb, struct mgcap_ring *ring,
-				 const struct mgcap_nl_counter_attrs *a)
+/*
+ * The five counters of @ring, as the consecutive attribute types from
+ * @captured on (the queue's nest and a reader's nest have the same order).
+ */
+static int mgcap_nl_put_counters(struct sk_buff *skb, struct mgcap_ring *ring, int captured,
+				 int pad)
 {
 	struct mgcap_queue_stats st;
 
+	BUILD_BUG_ON(!MGCAP_NL_COUNTERS_IN_ORDER(MGCAP_QATTR) ||
+		     !MGCAP_NL_COUNTERS_IN_ORDER(MGCAP_RATTR));
 	mgcap_ring_get_stats(ring, &st);
-	if (nla_put_u64_64bit(skb, a->captured, st.captured, a->pad) ||
-	    nla_put_u64_64bit(skb, a->bytes, st.bytes, a->pad) ||
-	    nla_put_u64_64bit(skb, a->dropped, st.dropped, a->pad) ||
-	    nla_put_u64_64bit(skb, a->fill, st.fill, a->pad) ||
-	    nla_put_u64_64bit(skb, a->high_water, st.high_water, a->pad))
+	if (nla_put_u64_64bit(skb, captured, st.captured, pad) ||
+	    nla_put_u64_64bit(skb, captured + 1, st.bytes, pad) ||
+	    nla_put_u64_64bit(skb, captured + 2, st.dropped, pad) ||
+	    nla_put_u64_64bit(skb, captured + 3, st.fill, pad) ||
+	    nla_put_u64_64bit(skb, captured + 4, st.high_water, pad))
 		return -EMSGSIZE;
 	return 0;
 }
 
-static const struct mgcap_nl_counter_attrs mgcap_nl_queue_counters = {
-	.captured = MGCAP_QATTR_CAPTURED,
-	.bytes = MGCAP_QATTR_BYTES,
-	.dropped = MGCAP_QATTR_DROPPED,
-	.fill = MGCAP_QATTR_FILL,
-	.high_water = MGCAP_QATTR_HIGH_WATER,
-	.pad = MGCAP_QATTR_PAD,
-};
+static u32 mgcap_nl_filter_len(struct mgcap_ring *ring)
+{
+	const struct mgcap_filter_prog *filter;
+	u32 len;
 
-static const struct mgcap_nl_counter_attrs mgcap_nl_reader_counters = {
-	.captured = MGCAP_RATTR_CAPTURED,
-	.bytes = MGCAP_RATTR_BYTES,
-	.dropped = MGCAP_RATTR_DROPPED,
-	.fill = MGCAP_RATTR_FILL,
-	.high_water = MGCAP_RATTR_HIGH_WATER,
-	.pad = MGCAP_RATTR_PAD,
-};
+	rcu_read_lock();
+	filter = rcu_dereference(ring->filter);
+	len = filter ? filter->len : 0;
+	rcu_read_unlock();
+	return len;
+}
 
 static int mgcap_nl_put_reader(struct sk_buff *skb, struct mgcap_ring *ring)
 {
-	struct nlattr *nest = nla_nest_start(skb, MGCAP_QATTR_READER);
+	struct nlattr *nest = nla_nest_start(skb, MGCAP_ATTR_READER);
+	/* as the asking process sees it; 0 outside its pid namespace */
+	pid_t pid = pid_nr_ns(ring->reader_pid, task_active_pid_ns(current));
 
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, MGCAP_RATTR_PID, ring->reader_pid) ||
+	if (nla_put_u32(skb, MGCAP_RATTR_PID, pid) ||
 	    nla_put_string(skb, MGCAP_RATTR_COMM, ring->reader_comm) ||
 	    nla_put_u32(skb, MGCAP_RATTR_SNAPLEN, READ_ONCE(ring->snaplen)) ||
 	    nla_put_u64_64bit(skb, MGCAP_RATTR_FILTERED, atomic64_read(&ring->filtered),
 			      MGCAP_RATTR_PAD) ||
-	    mgcap_nl_put_counters(skb, ring, &mgcap_nl_reader_counters)) {
+	    nla_put_u32(skb, MGCAP_RATTR_FILTER_LEN, mgcap_nl_filter_len(ring)) ||
+	    mgcap_nl_put_counters(skb, ring, MGCAP_RATTR_CAPTURED, MGCAP_RATTR_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -166,7 +170,7 @@ static int mgcap_nl_put_readers(struct sk_buff *skb, struct mgcap_ring *ring)
 	struct nlattr *nest;
 
 	lockdep_assert_held(&ring->readers_lock);
-	if (nla_put_u8(skb, MGCAP_QATTR_NUM_READERS, ring->num_readers))
+	if (nla_put_u32(skb, MGCAP_QATTR_NUM_READERS, ring->num_readers))
 		return -EMSGSIZE;
 	nest = nla_nest_start(skb, MGCAP_QATTR_READERS);
 	if (!nest)
@@ -195,7 +199,7 @@ static int mgcap_nl_put_queue(struct sk_buff *skb, struct mgcap_ring *ring)
 	mutex_lock(&ring->readers_lock);
 	err = nla_put_u32(skb, MGCAP_QATTR_ID, ring->queue) ||
 	      nla_put_string(skb, MGCAP_QATTR_DEVNODE, ring->devnode) ||
-	      mgcap_nl_put_counters(skb, ring, &mgcap_nl_queue_counters) ||
+	      mgcap_nl_put_counters(skb, ring, MGCAP_QATTR_CAPTURED, MGCAP_QATTR_PAD) ||
 	      mgcap_nl_put_readers(skb, ring);
 	mutex_unlock(&ring->readers_lock);
 	if (err) {
@@ -206,8 +210,13 @@ static int mgcap_nl_put_queue(struct sk_buff *skb, struct mgcap_ring *ring)
 	return 0;
 }
 
+/*
+ * The capture's attributes and its queues from *@queue on, as many as fit;
+ * *@queue is then the first left out (num_rings: none).  -EMSGSIZE when not
+ * even one fits.
+ */
 static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
-			 u32 portid, u32 seq, int flags, u8 cmd)
+			 u32 portid, u32 seq, int flags, u8 cmd, u32 *queue)
 {
 	struct nlattr *queues;
 	void *hdr;
@@ -226,9 +235,12 @@ static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
 	queues = nla_nest_start(skb, MGCAP_ATTR_QUEUES);
 	if (!queues)
 		goto cancel;
-	for (i = 0; i < cap->num_rings; i++)
+	for (i = *queue; i < cap->num_rings; i++)
 		if (mgcap_nl_put_queue(skb, cap->rings[i]))
-			goto cancel;
+			break;
+	if (i == *queue && i < cap->num_rings)
+		goto cancel;
+	*queue = i;
 	nla_nest_end(skb, queues);
 	genlmsg_end(skb, hdr);
 	return 0;
@@ -246,11 +258,15 @@ static int mgcap_nl_reply(struct genl_info *info, const struct mgcap_capture *ca
 
 	/* readers that opened since the size was taken: a larger message */
 	for (;;) {
+		u32 queue = 0;
+
 		msg = genlmsg_new(size, GFP_KERNEL);
 		if (!msg)
 			return -ENOMEM;
 		err = mgcap_nl_fill(msg, cap, info->snd_portid, info->snd_seq, 0,
-				    info->genlhdr->cmd);
+				    info->genlhdr->cmd, &queue);
+		if (!err && queue < cap->num_rings)
+			err = -EMSGSIZE;
 		if (!err)
 			return genlmsg_reply(msg, info);
 		nlmsg_free(msg);
@@ -334,7 +350,12 @@ static int mgcap_nl_get(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-/* cb->args[0]: captures of this namespace already sent */
+/*
+ * cb->args[0]: captures of this namespace sent whole; cb->args[1]: queues of
+ * the next one already sent.  A capture with more queues than one message
+ * holds goes out in several, each with the capture's attributes and some of
+ * its queues, in order.
+ */
 static int mgcap_nl_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct net *net = sock_net(skb->sk);
@@ -344,20 +365,30 @@ static int mgcap_nl_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 	rtnl_lock();
 	list_for_each_entry(cap, &mgcap_captures, list) {
+		u32 queue = cb->args[1];
+
 		if (!net_eq(dev_net(cap->dev), net))
 			continue;
-		if (idx++ < cb->args[0])
+		if (idx < cb->args[0]) {
+			idx++;
 			continue;
+		}
 		err = mgcap_nl_fill(skb, cap, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-				    NLM_F_MULTI, MGCAP_CMD_GET);
-		if (err) {
-			idx--;
+				    NLM_F_MULTI, MGCAP_CMD_GET, &queue);
+		if (err)
+			break;
+		if (queue < cap->num_rings) {
+			/* the rest of its queues in the next message */
+			cb->args[1] = queue;
+			err = -EMSGSIZE;
 			break;
 		}
+		cb->args[1] = 0;
+		idx++;
 	}
 	rtnl_unlock();
 	cb->args[0] = idx;
-	/* a capture too large for an empty message can never be sent */
+	/* a queue too large for an empty message can never be sent */
 	if (err && !skb->len)
 		return err;
 	return skb->len;

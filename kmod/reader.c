@@ -45,42 +45,60 @@ static struct mgcap_ring *mgcap_reader_ring_create(struct mgcap_ring *ring)
 	return mine;
 }
 
+/* Under readers_lock: @mine is read by the calling process from now on. */
+static void mgcap_reader_set_opener(struct mgcap_ring *mine)
+{
+	put_pid(mine->reader_pid);
+	mine->reader_pid = get_pid(task_tgid(current));
+	get_task_comm(mine->reader_comm, current);
+}
+
 /*
  * A reader opens @ring, the capture's ring of its queue, holding a reference
  * to it.  Returns the ring it reads, which then owns that reference, or an
- * ERR_PTR: -EBUSY beyond max_readers, -ENOMEM when no ring can be had.
+ * ERR_PTR: -ENODEV after a stop, -EBUSY beyond max_readers, -ENOMEM when no
+ * ring can be had.  A further reader's ring is allocated before the lock is
+ * taken: netlink and stop wait for the lock under RTNL.
  */
 struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring)
 {
-	struct mgcap_ring *mine;
+	struct mgcap_ring *spare = NULL, *mine;
 
-	mutex_lock(&ring->readers_lock);
-	/* the capture stopped between the node lookup and here */
-	if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED)) {
-		mine = ERR_PTR(-ENODEV);
-		goto out;
-	}
-	if (ring->num_readers >= READ_ONCE(mgcap_max_readers)) {
-		mine = ERR_PTR(-EBUSY);
-		goto out;
-	}
-	if (!ring->first_reader) {
-		mgcap_ring_clear_reader_error(ring);
-		ring->first_reader = true;
-		mine = ring;
-	} else {
-		mine = mgcap_reader_ring_create(ring);
-		if (!mine) {
-			mine = ERR_PTR(-ENOMEM);
+	for (;;) {
+		mutex_lock(&ring->readers_lock);
+		/* the capture stopped between the node lookup and here */
+		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED)) {
+			mine = ERR_PTR(-ENODEV);
 			goto out;
 		}
-		list_add_tail_rcu(&mine->reader_node, &ring->more_readers);
+		if (ring->num_readers >= READ_ONCE(mgcap_max_readers)) {
+			mine = ERR_PTR(-EBUSY);
+			goto out;
+		}
+		if (!ring->first_reader) {
+			mgcap_ring_clear_reader_error(ring);
+			ring->first_reader = true;
+			mine = ring;
+			break;
+		}
+		if (spare) {
+			mine = spare;
+			spare = NULL;
+			list_add_tail_rcu(&mine->reader_node, &ring->more_readers);
+			break;
+		}
+		mutex_unlock(&ring->readers_lock);
+		spare = mgcap_reader_ring_create(ring);
+		if (!spare)
+			return ERR_PTR(-ENOMEM);
 	}
-	mine->reader_pid = task_tgid_nr(current);
-	get_task_comm(mine->reader_comm, current);
+	mgcap_reader_set_opener(mine);
 	WRITE_ONCE(ring->num_readers, ring->num_readers + 1);
 out:
 	mutex_unlock(&ring->readers_lock);
+	/* the first reader's place came free meanwhile */
+	if (spare)
+		mgcap_ring_put(spare);
 	return mine;
 }
 
@@ -94,6 +112,8 @@ void mgcap_reader_close(struct mgcap_ring *mine)
 		WRITE_ONCE(ring->reader_waiting, false);
 		mgcap_filter_remove(ring);
 		mgcap_ring_reset_reader_settings(ring);
+		put_pid(ring->reader_pid);
+		ring->reader_pid = NULL;
 		ring->first_reader = false;
 	} else {
 		list_del_rcu(&mine->reader_node);

@@ -7,7 +7,6 @@
  * can store its consumer index) is trusted: the kernel keeps its own copy of
  * the producer index and validates the consumer index on every use.
  */
-#include <linux/filter.h>
 #include <linux/if_vlan.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
@@ -39,6 +38,32 @@ void mgcap_ring_reset_reader_settings(struct mgcap_ring *ring)
 	WRITE_ONCE(ring->tstamp_source, MGCAP_TSTAMP_HW_OR_SW);
 }
 
+/* Bytes of every ring together, whoever reads them. */
+static atomic64_t mgcap_ring_bytes = ATOMIC64_INIT(0);
+
+/*
+ * A ring is refused, never left to the OOM killer: all rings together take
+ * at most half of the RAM, and a new one at most half of what is available
+ * now.
+ */
+static bool mgcap_ring_charge(u64 size)
+{
+	u64 limit = (u64)totalram_pages() << (PAGE_SHIFT - 1);
+
+	if (size >> PAGE_SHIFT > si_mem_available() / 2)
+		return false;
+	if (atomic64_add_return(size, &mgcap_ring_bytes) > limit) {
+		atomic64_sub(size, &mgcap_ring_bytes);
+		return false;
+	}
+	return true;
+}
+
+static void mgcap_ring_uncharge(u64 size)
+{
+	atomic64_sub(size, &mgcap_ring_bytes);
+}
+
 struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
 {
 	struct mgcap_ring *ring;
@@ -51,21 +76,16 @@ struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
 	/* mgcap_ring_capture() zeroes a record's padding with one u64 store */
 	BUILD_BUG_ON(sizeof(u64) != MGCAP_REC_ALIGN);
 
-	/* refused, never an OOM: at most half of the memory available now */
-	if (data_size >> PAGE_SHIFT > si_mem_available() / 2)
+	if (!mgcap_ring_charge(PAGE_SIZE + data_size))
 		return NULL;
-
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
 	if (!ring)
-		return NULL;
-
+		goto err_uncharge;
 	ring->mmap_size = PAGE_SIZE + data_size;
 	/* zeroed, so no byte the reader can see was ever uninitialised */
 	ring->mem = vmalloc_user(ring->mmap_size);
-	if (!ring->mem) {
-		kfree(ring);
-		return NULL;
-	}
+	if (!ring->mem)
+		goto err_free;
 	ring->ctrl = ring->mem;
 	ring->data = (u8 *)ring->mem + PAGE_SIZE;
 	ring->mask = data_size - 1;
@@ -87,16 +107,24 @@ struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
 	ring->ctrl->data_offset = PAGE_SIZE;
 	ring->ctrl->data_size = data_size;
 	return ring;
+
+err_free:
+	kfree(ring);
+err_uncharge:
+	mgcap_ring_uncharge(PAGE_SIZE + data_size);
+	return NULL;
 }
 
 static void mgcap_ring_release(struct kref *ref)
 {
 	struct mgcap_ring *ring = container_of(ref, struct mgcap_ring, ref);
 	/* the last reference: no hook can reach the ring any more */
-	struct bpf_prog *filter = rcu_dereference_protected(ring->filter, true);
+	struct mgcap_filter_prog *filter = rcu_dereference_protected(ring->filter, true);
 
 	if (filter)
-		bpf_prog_destroy(filter);
+		mgcap_filter_free(filter);
+	put_pid(ring->reader_pid);
+	mgcap_ring_uncharge(ring->mmap_size);
 	hrtimer_cancel(&ring->wake_timer);
 	mutex_destroy(&ring->readers_lock);
 	vfree(ring->mem);
@@ -228,7 +256,7 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 {
 	u32 mac_len = skb_mac_header_was_set(skb) ? skb->data - skb_mac_header(skb) : 0;
 	bool vlan = skb_vlan_tag_present(skb) && mac_len >= ETH_HLEN;
-	const struct bpf_prog *filter = rcu_dereference(ring->filter);
+	const struct mgcap_filter_prog *filter = rcu_dereference(ring->filter);
 	u32 wirelen = mac_len + skb->len + (vlan ? VLAN_HLEN : 0);
 	u64 data_size = ring->mask + 1;
 	struct mgcap_rec *rec;
@@ -238,8 +266,11 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 	u16 flags;
 	bool wake = false, arm_timer = false;
 
-	/* a stripped tag the program would miss: the reader's own filter decides */
-	if (unlikely(filter) && !vlan && mgcap_filter_rejects(filter, skb, mac_len)) {
+	/*
+	 * A tag taken out of the frame (by the NIC, or by the stack before any
+	 * rx_handler) the program would miss: the reader's own filter decides.
+	 */
+	if (unlikely(filter) && !vlan && mgcap_filter_rejects(filter->prog, skb, mac_len)) {
 		atomic64_inc(&ring->filtered);
 		return;
 	}

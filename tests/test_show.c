@@ -20,7 +20,7 @@ static char *render(void (*fn)(FILE *, const struct mgcap_nl_list *), const stru
 static struct mgcap_nl_reader sample_readers[2] = {
 	{ .pid = 42, .comm = "tcp\"dump", .snaplen = 96,
 	  .counters = { .captured = 10, .bytes = 640, .dropped = 2, .fill = 48, .high_water = 96 },
-	  .filtered = 7 },
+	  .filtered = 7, .filter_len = 12 },
 	{ .pid = 43, .comm = "mgdump", .snaplen = 262144, .counters = { .captured = 12 } },
 };
 
@@ -63,9 +63,9 @@ static void test_json(void)
 		"\"high_water\":0,\"readers\":[]},{\"queue\":1,\"devnode\":\"\",\"captured\":0,"
 		"\"bytes\":0,\"dropped\":3,\"fill\":0,\"high_water\":0,\"readers\":["
 		"{\"pid\":42,\"comm\":\"tcp\\\"dump\",\"snaplen\":96,\"captured\":10,\"bytes\":640,"
-		"\"dropped\":2,\"fill\":48,\"high_water\":96,\"filtered\":7},"
+		"\"dropped\":2,\"fill\":48,\"high_water\":96,\"filter_len\":12,\"filtered\":7},"
 		"{\"pid\":43,\"comm\":\"mgdump\",\"snaplen\":262144,\"captured\":12,\"bytes\":0,"
-		"\"dropped\":0,\"fill\":0,\"high_water\":0,\"filtered\":0}]}]}]\n");
+		"\"dropped\":0,\"fill\":0,\"high_water\":0,\"filter_len\":0,\"filtered\":0}]}]}]\n");
 	free(out);
 
 	l.count = 0;
@@ -91,8 +91,8 @@ static void test_table(void)
 					   "            0            0       2  \n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n                    10                640            2"
 					   "           48           96          pid 42 tcp\"dump,"
-					   " snaplen 96, filtered out 7\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, " pid 43 mgdump, snaplen 262144, filtered out 0\n"));
+					   " snaplen 96, filter 12 insns, filtered out 7\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, " pid 43 mgdump, snaplen 262144, filter 0 insns, filtered out 0\n"));
 	free(out);
 	l.count = 0;
 	out = render(mgcap_show_table, &l);

@@ -52,20 +52,15 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
 	return NL_STOP;
 }
 
-/* The five counters of a queue or a reader nest, each under its own type. */
-static void parse_counters(struct nlattr **tb, int captured, int bytes, int dropped, int fill,
-			   int high_water, struct mgcap_nl_counters *c)
+/* The five counters of a queue's or a reader's nest, consecutive types from @captured on. */
+static void parse_counters(struct nlattr **tb, int captured, struct mgcap_nl_counters *c)
 {
-	if (tb[captured])
-		c->captured = nla_get_u64(tb[captured]);
-	if (tb[bytes])
-		c->bytes = nla_get_u64(tb[bytes]);
-	if (tb[dropped])
-		c->dropped = nla_get_u64(tb[dropped]);
-	if (tb[fill])
-		c->fill = nla_get_u64(tb[fill]);
-	if (tb[high_water])
-		c->high_water = nla_get_u64(tb[high_water]);
+	uint64_t *field[] = { &c->captured, &c->bytes, &c->dropped, &c->fill, &c->high_water };
+	size_t i;
+
+	for (i = 0; i < sizeof(field) / sizeof(field[0]); i++)
+		if (tb[captured + (int)i])
+			*field[i] = nla_get_u64(tb[captured + (int)i]);
 }
 
 static int parse_reader(struct nlattr *nest, struct mgcap_nl_reader *r)
@@ -80,10 +75,11 @@ static int parse_reader(struct nlattr *nest, struct mgcap_nl_reader *r)
 		snprintf(r->comm, sizeof(r->comm), "%s", nla_get_string(tb[MGCAP_RATTR_COMM]));
 	if (tb[MGCAP_RATTR_SNAPLEN])
 		r->snaplen = nla_get_u32(tb[MGCAP_RATTR_SNAPLEN]);
-	parse_counters(tb, MGCAP_RATTR_CAPTURED, MGCAP_RATTR_BYTES, MGCAP_RATTR_DROPPED,
-		       MGCAP_RATTR_FILL, MGCAP_RATTR_HIGH_WATER, &r->counters);
+	parse_counters(tb, MGCAP_RATTR_CAPTURED, &r->counters);
 	if (tb[MGCAP_RATTR_FILTERED])
 		r->filtered = nla_get_u64(tb[MGCAP_RATTR_FILTERED]);
+	if (tb[MGCAP_RATTR_FILTER_LEN])
+		r->filter_len = nla_get_u32(tb[MGCAP_RATTR_FILTER_LEN]);
 	return 0;
 }
 
@@ -113,21 +109,30 @@ static int parse_queue(struct nlattr *nest, struct mgcap_nl_queue *q)
 	q->id = nla_get_u32(tb[MGCAP_QATTR_ID]);
 	if (tb[MGCAP_QATTR_DEVNODE])
 		snprintf(q->devnode, sizeof(q->devnode), "%s", nla_get_string(tb[MGCAP_QATTR_DEVNODE]));
-	parse_counters(tb, MGCAP_QATTR_CAPTURED, MGCAP_QATTR_BYTES, MGCAP_QATTR_DROPPED,
-		       MGCAP_QATTR_FILL, MGCAP_QATTR_HIGH_WATER, &q->counters);
+	parse_counters(tb, MGCAP_QATTR_CAPTURED, &q->counters);
 	if (tb[MGCAP_QATTR_NUM_READERS])
-		q->num_readers = nla_get_u8(tb[MGCAP_QATTR_NUM_READERS]);
+		q->num_readers = nla_get_u32(tb[MGCAP_QATTR_NUM_READERS]);
 	if (!tb[MGCAP_QATTR_READERS])
 		return q->num_readers ? -1 : 0;
 	return parse_readers(tb[MGCAP_QATTR_READERS], q);
 }
 
-static int parse_dev(struct nlattr **tb, struct mgcap_nl_dev *d)
+/* @queues' nests into @d, after those an earlier message of a split dump brought */
+static int parse_queues(struct nlattr *queues, struct mgcap_nl_dev *d)
 {
 	struct nlattr *nest;
 	int rem;
-	size_t n = 0;
 
+	nla_for_each_nested(nest, queues, rem) {
+		if (d->num_parsed == d->num_queues || parse_queue(nest, &d->queues[d->num_parsed]))
+			return -1;
+		d->num_parsed++;
+	}
+	return 0;
+}
+
+static int parse_dev(struct nlattr **tb, struct mgcap_nl_dev *d)
+{
 	/* first: the caller frees what a failed parse leaves */
 	memset(d, 0, sizeof(*d));
 	if (!tb[MGCAP_ATTR_IFINDEX] || !tb[MGCAP_ATTR_IFNAME] || !tb[MGCAP_ATTR_NUM_QUEUES])
@@ -144,14 +149,7 @@ static int parse_dev(struct nlattr **tb, struct mgcap_nl_dev *d)
 	d->queues = calloc(d->num_queues ? d->num_queues : 1, sizeof(*d->queues));
 	if (!d->queues)
 		return -1;
-	if (tb[MGCAP_ATTR_QUEUES]) {
-		nla_for_each_nested(nest, tb[MGCAP_ATTR_QUEUES], rem) {
-			if (n == d->num_queues || parse_queue(nest, &d->queues[n]))
-				return -1;
-			n++;
-		}
-	}
-	return n == d->num_queues ? 0 : -1;
+	return tb[MGCAP_ATTR_QUEUES] ? parse_queues(tb[MGCAP_ATTR_QUEUES], d) : 0;
 }
 
 static void free_dev(struct mgcap_nl_dev *d)
@@ -168,12 +166,20 @@ static int on_reply(struct nl_msg *msg, void *arg)
 	struct request *req = arg;
 	struct nlattr *tb[MGCAP_ATTR_MAX + 1];
 	struct mgcap_nl_list *l = req->out;
-	struct mgcap_nl_dev *devs;
+	struct mgcap_nl_dev *devs, *last;
 
 	if (!l)
 		return NL_OK;
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, MGCAP_ATTR_MAX, NULL))
 		goto bad;
+	/* more queues of a device a dump split over several messages */
+	last = l->count ? &l->devs[l->count - 1] : NULL;
+	if (last && last->num_parsed < last->num_queues && tb[MGCAP_ATTR_IFINDEX] &&
+	    nla_get_u32(tb[MGCAP_ATTR_IFINDEX]) == last->ifindex) {
+		if (!tb[MGCAP_ATTR_QUEUES] || parse_queues(tb[MGCAP_ATTR_QUEUES], last))
+			goto bad;
+		return NL_OK;
+	}
 	devs = realloc(l->devs, (l->count + 1) * sizeof(*devs));
 	if (!devs)
 		goto bad;
@@ -195,7 +201,8 @@ int mgcap_nl_request(uint8_t cmd, int dump, mgcap_nl_fill_fn fill, const void *a
 	struct request req = { .out = out, .e = e };
 	struct nl_sock *sk;
 	struct nl_msg *msg = NULL;
-	int family, one = 1, ret = -1;
+	int family, one = 1, ret = -1, err;
+	size_t i;
 
 	set_error(e, 0, NULL);
 	if (out)
@@ -205,7 +212,13 @@ int mgcap_nl_request(uint8_t cmd, int dump, mgcap_nl_fill_fn fill, const void *a
 		set_error(e, ENOMEM, NULL);
 		return -1;
 	}
-	if (genl_connect(sk)) {
+	/*
+	 * A reply of many queues and readers exceeds a page (each read is sized
+	 * to fit) and libnl's 32 KiB receive buffer (the kernel caps this at
+	 * net.core.rmem_max; a dump splits a device over several messages).
+	 */
+	nl_socket_enable_msg_peek(sk);
+	if (genl_connect(sk) || nl_socket_set_buffer_size(sk, 4 << 20, 0)) {
 		set_error(e, errno ? errno : EIO, "cannot open a generic netlink socket");
 		goto out;
 	}
@@ -231,9 +244,16 @@ int mgcap_nl_request(uint8_t cmd, int dump, mgcap_nl_fill_fn fill, const void *a
 		set_error(e, EIO, "cannot send the request");
 		goto out;
 	}
-	nl_recvmsgs_default(sk);
+	err = nl_recvmsgs_default(sk);
 	if (e->err)
 		goto out;
+	if (err < 0) {
+		set_error(e, EIO, nl_geterror(err));
+		goto out;
+	}
+	for (i = 0; out && i < out->count; i++)
+		if (out->devs[i].num_parsed != out->devs[i].num_queues)
+			req.parse_err = 1;
 	if (req.parse_err) {
 		set_error(e, EPROTO, "malformed reply from the kernel");
 		goto out;

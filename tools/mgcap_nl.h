@@ -22,6 +22,7 @@ struct mgcap_nl_reader {
 	uint32_t snaplen;
 	struct mgcap_nl_counters counters;
 	uint64_t filtered;		/* rejected by its filter in the kernel */
+	uint32_t filter_len;		/* that filter's instructions; 0: none */
 };
 
 struct mgcap_nl_queue {
@@ -41,6 +42,7 @@ struct mgcap_nl_dev {
 	uint32_t snaplen;
 	uint32_t num_queues;
 	struct mgcap_nl_queue *queues;	/* num_queues entries, malloc()ed */
+	uint32_t num_parsed;		/* of them received (a dump may split a device) */
 };
 
 /* A list of captured devices; mgcap_nl_free_list() frees it. */

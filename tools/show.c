@@ -39,7 +39,8 @@ static void json_readers(FILE *f, const struct mgcap_nl_queue *qu)
 		json_string(f, r->comm);
 		fprintf(f, ",\"snaplen\":%" PRIu32 ",", r->snaplen);
 		json_counters(f, &r->counters);
-		fprintf(f, ",\"filtered\":%" PRIu64 "}", r->filtered);
+		fprintf(f, ",\"filter_len\":%" PRIu32 ",\"filtered\":%" PRIu64 "}",
+			r->filter_len, r->filtered);
 	}
 	fputc(']', f);
 }
@@ -104,9 +105,10 @@ void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l)
 
 				c = &rd->counters;
 				fprintf(f, "  %5s " TABLE_COUNTERS " %7s  pid %" PRIu32 " %s, snaplen %"
-					PRIu32 ", filtered out %" PRIu64 "\n", "", c->captured,
-					c->bytes, c->dropped, c->fill, c->high_water, "", rd->pid,
-					rd->comm, rd->snaplen, rd->filtered);
+					PRIu32 ", filter %" PRIu32 " insns, filtered out %" PRIu64
+					"\n", "", c->captured, c->bytes, c->dropped, c->fill,
+					c->high_water, "", rd->pid, rd->comm, rd->snaplen,
+					rd->filter_len, rd->filtered);
 			}
 		}
 	}

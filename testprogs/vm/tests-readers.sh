@@ -141,6 +141,11 @@ reader_filtered() {
 	$MGCAP show | awk -v pid="$1" '$6 == "pid" && $7 == pid {s += $NF} END {print s + 0}'
 }
 
+# reader_filter_len PID: instructions of the kernel filter of reader PID (queue 0)
+reader_filter_len() {
+	$MGCAP show | awk -v pid="$1" '$6 == "pid" && $7 == pid {print $(NF - 4); exit}'
+}
+
 # filtered_capture NAME FILTER: tcpdump with FILTER over 2 x 2000 frames; sets
 # $captured and $filtered as the kernel counted them for it, before it exits
 filtered_capture() {
@@ -153,7 +158,9 @@ filtered_capture() {
 	while [ "$(reader_field "$tpid" 4)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	captured=$(reader_field "$tpid" 1)
 	filtered=$(reader_filtered "$tpid")
-	say "'$2': $captured frames into the ring, $filtered rejected in the kernel"
+	filter_len=$(reader_filter_len "$tpid")
+	say "'$2': $captured frames into the ring, $filtered rejected by a kernel filter" \
+		"of $filter_len instructions"
 	kill -INT "$tpid"
 	wait_end "$1"
 }
@@ -163,14 +170,46 @@ t_readers_kernel_filter_rejects_before_the_ring() {
 	filtered_capture port 'udp src port 10001' || return 1
 	[ "$captured" = 2000 ] && [ "$filtered" = 2000 ] ||
 		bad "the kernel let $captured through and rejected $filtered, not 2000 and 2000"
+	[ "$filter_len" -gt 1 ] || bad "a filter of $filter_len instructions in the kernel"
 	$PCAPCHECK "$TMP/port.pcap" --queues 2 --count 2000 --only-queue 1 || return 1
+	# no expression: tcpdump's program keeps every frame, not worth running in
+	# the kernel (a new capture each time: the first reader's counters are the
+	# capture ring's)
+	$MGCAP stop mgt0 && $MGCAP start mgt0 >/dev/null || return 1
+	filtered_capture all '' || return 1
+	[ "$captured" = 4000 ] && [ "$filtered" = 0 ] && [ "$filter_len" = 0 ] ||
+		bad "no expression: $captured through, $filtered rejected, a kernel filter of" \
+			"$filter_len instructions; not 4000, 0 and 0"
+	$PCAPCHECK "$TMP/all.pcap" --queues 2 --count 2000 || return 1
 	# tags the NIC stripped: the program cannot see them, so the kernel lets
-	# every frame through and tcpdump's own copy of the filter decides (a
-	# new capture: the first reader's counters are the capture ring's)
+	# every frame through and tcpdump's own copy of the filter decides
 	$MGCAP stop mgt0 && $MGCAP start mgt0 >/dev/null || return 1
 	echo 10 >/sys/class/net/mgt0/mgtestnic/vlan_tci
 	filtered_capture vlan 'vlan 10 and udp src port 10001' || return 1
 	[ "$captured" = 4000 ] && [ "$filtered" = 0 ] ||
 		bad "tagged frames: $captured through, $filtered rejected, not 4000 and 0"
 	$PCAPCHECK "$TMP/vlan.pcap" --queues 2 --count 2000 --only-queue 1 --vlan 10
+}
+
+t_readers_show_of_64_queues_with_4_readers_each() {
+	# about 37 KiB of netlink attributes: more than one dump message holds
+	setup 64 && $MGCAP start mgt0 ring-size 64K >/dev/null || return 1
+	for n in 1 2 3 4; do
+		start_tcpdump s$n -i mgcap:mgt0 -w /dev/null || return 1
+	done
+	wait_readers mgt0 4 || return 1
+	for how in "show" "show mgt0"; do
+		$MGCAP $how >"$TMP/show" 2>&1 || { cat "$TMP/show"; bad "mgcap $how failed"; continue; }
+		queues=$(grep -c " /dev/mgcap/mgt0@" "$TMP/show")
+		readers=$(grep -c " pid [0-9]* tcpdump, " "$TMP/show")
+		say "mgcap $how: $queues queues, $readers readers listed"
+		[ "$queues" = 64 ] && [ "$readers" = 256 ] || {
+			head -5 "$TMP/show"
+			bad "mgcap $how listed $queues queues and $readers readers, not 64 and 256"
+		}
+	done
+	$MGCAP -j show >"$TMP/json" || return 1
+	[ "$(grep -o '"pid":' "$TMP/json" | wc -l)" = 256 ] || bad "mgcap -j show lost readers"
+	pkill -INT -x tcpdump
+	for n in 1 2 3 4; do wait_end s$n || bad "tcpdump $n did not end cleanly"; done
 }

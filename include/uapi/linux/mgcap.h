@@ -189,8 +189,10 @@ enum mgcap_tstamp_source {
  * MGCAP_IOC_SET_FILTER: a classic BPF program (struct sock_filter, the same
  * layout as libpcap's struct bpf_insn) that this reader's frames must pass,
  * run on each frame from its MAC header before it takes ring space; len 0
- * removes it.  Frames it rejects are counted (MGCAP_RATTR_FILTERED), not
- * dropped.  A frame whose VLAN tag the NIC stripped is let through without
+ * (and insns 0) removes it.  A return of 0 rejects the frame; any other
+ * keeps it, cut by the reader's snaplen only.  Frames it rejects are counted
+ * (MGCAP_RATTR_FILTERED), not dropped.  A frame whose VLAN tag was taken out
+ * (by the NIC, or by the stack before mgcap sees it) is let through without
  * running it: the program would see the frame without the tag the record
  * has, so the reader's own filter must decide.  Keep filtering in user
  * space too: records captured before a change were judged by the old
@@ -199,7 +201,7 @@ enum mgcap_tstamp_source {
 struct mgcap_filter {
 	__u32 len;		/* instructions, at most MGCAP_FILTER_LEN_MAX; 0: none */
 	__u32 reserved;		/* 0 */
-	__u64 insns;		/* user pointer to len struct sock_filter */
+	__u64 insns;		/* user pointer to len struct sock_filter; 0 with len 0 */
 };
 
 #define MGCAP_FILTER_LEN_MAX	4096	/* BPF_MAXINSNS */
@@ -248,13 +250,14 @@ enum mgcap_queue_attr {
 	MGCAP_QATTR_PAD,
 	MGCAP_QATTR_ID,		/* u32 */
 	MGCAP_QATTR_DEVNODE,	/* string, e.g. "/dev/mgcap/eth0@0" */
+	/* the five counters, in the same order as in a reader's nest */
 	MGCAP_QATTR_CAPTURED,	/* u64 */
 	MGCAP_QATTR_BYTES,	/* u64 */
 	MGCAP_QATTR_DROPPED,	/* u64 */
 	MGCAP_QATTR_FILL,	/* u64 */
 	MGCAP_QATTR_HIGH_WATER,	/* u64 */
-	MGCAP_QATTR_NUM_READERS, /* u8, readers that have the queue open */
-	MGCAP_QATTR_READERS,	/* nest of MGCAP_QATTR_READER, one per reader */
+	MGCAP_QATTR_NUM_READERS, /* u32, readers that have the queue open */
+	MGCAP_QATTR_READERS,	/* nest of MGCAP_ATTR_READER, one per reader */
 	__MGCAP_QATTR_MAX
 };
 
@@ -263,22 +266,25 @@ enum mgcap_queue_attr {
 /*
  * One nest per reader inside MGCAP_QATTR_READERS.  The first reader reads
  * the capture's own ring: its counters are the queue's, from the start of
- * the capture.  A further reader's count from its open().
+ * the capture (so FILTERED too counts what earlier first readers' filters
+ * rejected).  A further reader's count from its open().
  */
-#define MGCAP_QATTR_READER	1
+#define MGCAP_ATTR_READER	1
 
 enum mgcap_reader_attr {
 	MGCAP_RATTR_UNSPEC,
 	MGCAP_RATTR_PAD,
-	MGCAP_RATTR_PID,	/* u32, the process that opened it (initial pid namespace) */
+	MGCAP_RATTR_PID,	/* u32, the process that opened it, in the asker's pid namespace */
 	MGCAP_RATTR_COMM,	/* string, that process's name at open */
 	MGCAP_RATTR_SNAPLEN,	/* u32 */
+	/* the five counters, in the same order as in the queue's nest */
 	MGCAP_RATTR_CAPTURED,	/* u64 */
 	MGCAP_RATTR_BYTES,	/* u64 */
 	MGCAP_RATTR_DROPPED,	/* u64 */
 	MGCAP_RATTR_FILL,	/* u64 */
 	MGCAP_RATTR_HIGH_WATER,	/* u64 */
 	MGCAP_RATTR_FILTERED,	/* u64, frames its kernel filter rejected */
+	MGCAP_RATTR_FILTER_LEN,	/* u32, instructions of its kernel filter; 0: none */
 	__MGCAP_RATTR_MAX
 };
 
