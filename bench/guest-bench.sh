@@ -90,8 +90,8 @@ start_contender() {
 		set -- $RUN tcpdump -i "mgcap:$dev" $TSOPT -n -s $SNAPLEN -B $((BUF_MB * 1024)) -Z root \
 			-w /dev/null ;;
 	mgcap-drop-filter)
-		# pktgen's frames go to UDP ports 9 to 108: the filter passes 1 in 100
-		pg "udp_dst_max 108"
+		# pktgen sends to UDP ports 9 to 108 (its maximum is exclusive): the filter passes 1 in 100
+		pg "udp_dst_max 109"
 		$MGCAP start "$dev" ring-size ${BUF_MB}M mode drop >/dev/null || return 1
 		set -- $RUN tcpdump -i "mgcap:$dev" $TSOPT -n -s $SNAPLEN -Z root -w /dev/null \
 			udp dst port 9 ;;

@@ -75,16 +75,21 @@ void mgcap_filter_remove(struct mgcap_ring *ring)
 /*
  * Under RCU, in the hook: does @prog reject the frame?  It sees the frame
  * from its MAC header, @mac_len bytes before skb->data, as a capture reads
- * it; the push is undone before anyone else sees the skb (AF_PACKET does the
- * same with a shared one).  What a program returns besides 0 does not cut
- * the record: the reader's snaplen does.
+ * it; data and len are put back before anyone else sees the skb (AF_PACKET
+ * does the same with a shared one).  What a program returns besides 0 does
+ * not cut the record: the reader's snaplen does.  The hook runs in softirq,
+ * where the CPU cannot change under the program, and a classic program never
+ * touches skb->cb: plain bpf_prog_run(), without pinning or saving cb.
  */
 bool mgcap_filter_rejects(const struct bpf_prog *prog, struct sk_buff *skb, u32 mac_len)
 {
+	unsigned char *data = skb->data;
+	unsigned int len = skb->len;
 	u32 keep;
 
 	__skb_push(skb, mac_len);
-	keep = bpf_prog_run_save_cb(prog, skb);
-	__skb_pull(skb, mac_len);
+	keep = bpf_prog_run(prog, skb);
+	skb->data = data;
+	skb->len = len;
 	return !keep;
 }
