@@ -12,6 +12,7 @@
  */
 #include <linux/moduleparam.h>
 #include <linux/rculist.h>
+#include <linux/stringify.h>
 
 #include "mgcap.h"
 
@@ -28,7 +29,9 @@ static const struct kernel_param_ops mgcap_max_readers_ops = {
 };
 
 module_param_cb(max_readers, &mgcap_max_readers_ops, &mgcap_max_readers, 0644);
-MODULE_PARM_DESC(max_readers, "Readers one queue may have at once (1-64, default 8)");
+MODULE_PARM_DESC(max_readers, "Readers one queue may have at once (1-"
+		 __stringify(MGCAP_READERS_MAX) ", default "
+		 __stringify(MGCAP_READERS_DEFAULT) ")");
 
 /* A further reader's ring: the capture's size and default snaplen. */
 static struct mgcap_ring *mgcap_reader_ring_create(struct mgcap_ring *ring)
@@ -96,7 +99,7 @@ struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring)
 	WRITE_ONCE(ring->num_readers, ring->num_readers + 1);
 out:
 	mutex_unlock(&ring->readers_lock);
-	/* the first reader's place came free meanwhile */
+	/* not needed after all: the first reader's place came free, or no place */
 	if (spare)
 		mgcap_ring_put(spare);
 	return mine;
