@@ -74,9 +74,12 @@ static int __init mgcap_init(void)
 {
 	int err;
 
-	err = mgcap_chardev_init();
+	err = mgcap_readers_init();
 	if (err)
 		return err;
+	err = mgcap_chardev_init();
+	if (err)
+		goto err_readers;
 	err = register_netdevice_notifier(&mgcap_netdev_notifier);
 	if (err)
 		goto err_chardev;
@@ -94,6 +97,8 @@ err_notifier:
 	unregister_netdevice_notifier(&mgcap_netdev_notifier);
 err_chardev:
 	mgcap_chardev_exit();
+err_readers:
+	mgcap_readers_exit();
 	return err;
 }
 
@@ -105,8 +110,7 @@ static void __exit mgcap_exit(void)
 	rtnl_unlock();
 	unregister_netdevice_notifier(&mgcap_netdev_notifier);
 	mgcap_chardev_exit();
-	/* filters replaced with call_rcu() are freed by this module's code */
-	rcu_barrier();
+	mgcap_readers_exit();
 }
 
 module_init(mgcap_init);

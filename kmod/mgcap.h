@@ -12,6 +12,7 @@
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/mgcap.h>
 
 struct bpf_prog;
@@ -68,6 +69,7 @@ struct mgcap_ring {
 	/* a further reader's ring: its node in the list, and the capture's ring */
 	struct list_head reader_node;
 	struct mgcap_ring *owner;
+	struct rcu_work free_work;	/* freed after the hook can no longer see it */
 	struct pid *reader_pid;		/* under the capture ring's readers_lock */
 	char reader_comm[TASK_COMM_LEN];
 
@@ -122,6 +124,8 @@ void mgcap_ring_clear_reader_error(struct mgcap_ring *ring);
 
 /* reader.c */
 extern unsigned int mgcap_max_readers;
+int mgcap_readers_init(void);
+void mgcap_readers_exit(void);
 struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring);
 void mgcap_reader_close(struct mgcap_ring *ring);
 void mgcap_readers_detach(struct mgcap_ring *ring);

@@ -17,6 +17,8 @@
 #include "mgcap.h"
 
 unsigned int mgcap_max_readers = MGCAP_READERS_DEFAULT;
+/* where a further reader's ring is freed, a grace period after its close */
+static struct workqueue_struct *mgcap_readers_wq;
 
 static int mgcap_max_readers_set(const char *val, const struct kernel_param *kp)
 {
@@ -105,7 +107,21 @@ out:
 	return mine;
 }
 
-/* The last close of what mgcap_reader_open() returned: @mine. */
+static void mgcap_reader_free(struct work_struct *work)
+{
+	struct mgcap_ring *mine = container_of(to_rcu_work(work), struct mgcap_ring, free_work);
+	struct mgcap_ring *ring = mine->owner;
+
+	mgcap_ring_put(mine);
+	mgcap_ring_put(ring);
+}
+
+/*
+ * The last close of what mgcap_reader_open() returned: @mine.  A further
+ * reader's ring may still be in a hook's hands (under RCU): it is freed
+ * after a grace period, without the closing process waiting for one, so a
+ * reader of many queues leaves at once.
+ */
 void mgcap_reader_close(struct mgcap_ring *mine)
 {
 	struct mgcap_ring *ring = mgcap_ring_owner(mine);
@@ -125,9 +141,9 @@ void mgcap_reader_close(struct mgcap_ring *mine)
 	mutex_unlock(&ring->readers_lock);
 
 	if (mine != ring) {
-		/* the receive hook runs under RCU: none still copies into it */
-		synchronize_rcu();
-		mgcap_ring_put(mine);
+		INIT_RCU_WORK(&mine->free_work, mgcap_reader_free);
+		queue_rcu_work(mgcap_readers_wq, &mine->free_work);
+		return;
 	}
 	mgcap_ring_put(ring);
 }
@@ -151,4 +167,20 @@ void mgcap_readers_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 que
 
 	list_for_each_entry_rcu(mine, &ring->more_readers, reader_node)
 		mgcap_ring_capture(mine, skb, queue);
+}
+
+int mgcap_readers_init(void)
+{
+	mgcap_readers_wq = alloc_workqueue("mgcap_readers", 0, 0);
+	return mgcap_readers_wq ? 0 : -ENOMEM;
+}
+
+/*
+ * After every reader closed: the rings and filters still waiting for a
+ * grace period are freed by this module's code before it goes.
+ */
+void mgcap_readers_exit(void)
+{
+	rcu_barrier();
+	destroy_workqueue(mgcap_readers_wq);
 }
