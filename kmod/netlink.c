@@ -5,6 +5,7 @@
  * Every operation runs under RTNL, which protects the capture list and the
  * device's rx_handler.  Devices are looked up in the caller's namespace.
  */
+#include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/pid_namespace.h>
 #include <linux/rtnetlink.h>
@@ -428,6 +429,9 @@ static struct genl_family mgcap_genl_family __ro_after_init = {
 	.n_small_ops = ARRAY_SIZE(mgcap_ops),
 	.resv_start_op = MGCAP_CMD_MAX + 1,
 };
+
+/* the first request for the family (mgcap start, show) loads the module */
+MODULE_ALIAS_GENL_FAMILY(MGCAP_GENL_NAME);
 
 int mgcap_netlink_init(void)
 {

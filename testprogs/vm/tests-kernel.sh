@@ -282,3 +282,19 @@ t_bad_netlink_input() {
 	$BADINPUT netlink mgt0
 }
 
+
+t_module_loads_on_first_request() {
+	# installed where modprobe finds it, it loads for the first netlink request
+	insmod "$NIC" queues=1 && ip link set mgt0 up || return 1
+	mods=/lib/modules/$K
+	dir=$mods/updates/mgcap-test
+	# an index of this module alone (a whole depmod takes minutes under
+	# emulation); the guest's own index is put back after
+	mkdir -p "$TMP/index" "$dir" && cp "$mods"/modules.* "$TMP/index/" &&
+		cp "$KO" "$dir/" && depmod "$K" "$dir/mgcap.ko" || return 1
+	! grep -q '^mgcap ' /proc/modules || bad "mgcap loaded before anything asked for it"
+	$MGCAP start mgt0 >/dev/null || bad "mgcap start did not load the module"
+	grep -q '^mgcap ' /proc/modules || bad "mgcap is not loaded after mgcap start"
+	$MGCAP stop mgt0
+	cp "$TMP"/index/* "$mods/" && rm -r "$dir"
+}
