@@ -139,14 +139,14 @@ static long mgcap_ioctl_info(struct mgcap_ring *ring, void __user *arg)
 	memset(&info, 0, sizeof(info));
 	info.version = MGCAP_RING_VERSION;
 	info.queue = ring->queue;
-	info.num_queues = ring->num_queues;
-	info.ifindex = ring->ifindex;
+	info.num_queues = capture_ring->num_queues;
+	info.ifindex = capture_ring->ifindex;
 	info.data_size = ring->mask + 1;
 	info.mmap_size = ring->mmap_size;
 	info.snaplen = READ_ONCE(ring->snaplen);
-	/* set_mode changes only the capture's rings */
+	/* what the capture's ring alone keeps: its device, its mode */
 	info.mode = READ_ONCE(capture_ring->mode);
-	strscpy(info.ifname, ring->ifname, sizeof(info.ifname));
+	strscpy(info.ifname, capture_ring->ifname, sizeof(info.ifname));
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 

@@ -74,6 +74,7 @@ struct mgcap_ring {
 	char reader_comm[TASK_COMM_LEN];
 
 	u32 queue;
+	/* the capture's ring only: a further reader's has its owner's */
 	u32 num_queues;
 	u32 ifindex;
 	u32 netns_inum;			/* the device's namespace, as /proc/PID/ns/net shows it */

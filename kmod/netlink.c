@@ -253,15 +253,14 @@ cancel:
 
 static int mgcap_nl_reply(struct genl_info *info, const struct mgcap_capture *cap)
 {
-	size_t size = mgcap_nl_size(cap);
 	struct sk_buff *msg;
-	int err;
+	int tries, err = -EMSGSIZE;
 
-	/* readers that opened since the size was taken: a larger message */
-	for (;;) {
+	/* a reader may open between sizing and filling: size again, try again */
+	for (tries = 0; tries < 3 && err == -EMSGSIZE; tries++) {
 		u32 queue = 0;
 
-		msg = genlmsg_new(size, GFP_KERNEL);
+		msg = genlmsg_new(mgcap_nl_size(cap), GFP_KERNEL);
 		if (!msg)
 			return -ENOMEM;
 		err = mgcap_nl_fill(msg, cap, info->snd_portid, info->snd_seq, 0,
@@ -271,10 +270,8 @@ static int mgcap_nl_reply(struct genl_info *info, const struct mgcap_capture *ca
 		if (!err)
 			return genlmsg_reply(msg, info);
 		nlmsg_free(msg);
-		if (err != -EMSGSIZE || size > mgcap_nl_size(cap) * 2)
-			return err;
-		size *= 2;
 	}
+	return err;
 }
 
 static int mgcap_nl_start(struct sk_buff *skb, struct genl_info *info)

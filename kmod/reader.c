@@ -41,12 +41,8 @@ static struct mgcap_ring *mgcap_reader_ring_create(struct mgcap_ring *ring)
 	struct mgcap_ring *mine;
 
 	mine = mgcap_ring_create(ring->queue, ring->mask + 1, ring->default_snaplen);
-	if (!mine)
-		return NULL;
-	mine->owner = ring;
-	mine->num_queues = ring->num_queues;
-	mine->ifindex = ring->ifindex;
-	strscpy(mine->ifname, ring->ifname, sizeof(mine->ifname));
+	if (mine)
+		mine->owner = ring;
 	return mine;
 }
 

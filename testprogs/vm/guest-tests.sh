@@ -41,14 +41,18 @@ teardown() {
 wait_start() {
 	name=$1
 	shift
+	start_until "$name" ready "$@"
+}
+
+# start_until NAME TEXT ARGS...: ARGS in the background, output in $TMP/NAME,
+# pid in $pid_NAME; returns once the output shows TEXT (wait_text)
+start_until() {
+	name=$1
+	text=$2
+	shift 2
 	"$@" >"$TMP/$name" 2>&1 &
 	eval "pid_$name=\$!"
-	i=0
-	while ! grep -q ready "$TMP/$name" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt 100 ] && { cat "$TMP/$name"; return 1; }
-		sleep 0.1
-	done
+	wait_text "$TMP/$name" "$text"
 }
 
 wait_idle() {	# wait_idle DEV: until its generators have nothing pending

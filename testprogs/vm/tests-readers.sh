@@ -5,9 +5,7 @@
 start_tcpdump() {
 	name=$1
 	shift
-	timeout 120 $RUN tcpdump -Z root "$@" >"$TMP/$name" 2>&1 &
-	eval "pid_$name=\$!"
-	wait_text "$TMP/$name" "listening on" || { cat "$TMP/$name"; return 1; }
+	start_until "$name" "listening on" timeout 120 $RUN tcpdump -Z root "$@"
 }
 
 # reader_field PID N: the Nth counter (1 captured, 2 bytes, 3 dropped,
