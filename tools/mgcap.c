@@ -1,56 +1,70 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * mgcap: control the mgcap kernel module.
- *
- *   mgcap start DEV [ring-size SIZE] [snaplen N] [mode mirror|drop]
- *   mgcap stop DEV
- *   mgcap set DEV mode mirror|drop
- *   mgcap [-j] show [DEV]
- *   mgcap hwtstamp DEV on|off|show|restore
- *   mgcap peek DEV[@QUEUE] [count N]
- *
- * DEV may also be written "dev DEV", as with iproute2.
+ * mgcap: control the mgcap kernel module.  Its commands and options:
+ * mgcap_commands and mgcap_options below.  DEV may also be written
+ * "dev DEV", as with iproute2.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 #include "hwtstamp.h"
+#include "options.h"
 #include "peek.h"
 
-static int usage(FILE *f, int status)
-{
-	fputs("usage: mgcap start DEV [ring-size SIZE] [snaplen N] [mode mirror|drop]\n"
-	      "       mgcap stop DEV\n"
-	      "       mgcap set DEV mode mirror|drop\n"
-	      "       mgcap [-j] show [DEV]\n"
-	      "       mgcap hwtstamp DEV on|off|show|restore\n"
-	      "       mgcap peek DEV[@QUEUE] [count N]\n"
-	      "SIZE takes K, M or G (KiB, MiB, GiB); DEV may be given as \"dev DEV\".\n", f);
-	return status;
-}
+static const struct tool_command mgcap_commands[] = {
+	{ "start", "DEV [ring-size SIZE] [snaplen N] [mode mirror|drop]",
+	  "capture DEV: a ring of SIZE bytes (K, M, G) per receive queue" },
+	{ "stop", "DEV", "stop capturing DEV; its readers see the end" },
+	{ "set", "DEV mode mirror|drop", "pass captured packets on to the stack, or consume them" },
+	{ "show", "[DEV]", "devices captured, their queues, readers and counters" },
+	{ "hwtstamp", "DEV on|off|show|restore", "the NIC's receive time stamping" },
+	{ "peek", "DEV[@QUEUE] [count N]", "print records of a queue as they arrive (it takes them)" },
+	{ NULL },
+};
+
+enum { OPT_VERSION = OPT_LONG_ONLY };
+
+static const struct tool_option mgcap_options[] = {
+	{ 'j', "json", NULL, "show prints JSON" },
+	{ 'h', "help", NULL, "show this help" },
+	{ OPT_VERSION, "version", NULL, "show the version" },
+	{ 0 },
+};
+
+static const struct tool_help mgcap_help = {
+	.name = "mgcap",
+	.synopsis = "[OPTION...] COMMAND [ARG...]",
+	.summary = "Controls mgcap, the capture of every received packet with its hardware\n"
+		   "time stamp into rings that tcpdump, Wireshark and mgdump read.",
+	.commands = mgcap_commands,
+	.options = mgcap_options,
+	.notes = "DEV may also be written \"dev DEV\", as with ip(8).",
+	.options_first = 1,
+};
 
 int main(int argc, char **argv)
 {
-	int json = 0;
+	struct option lo[TOOL_ARRAY_SIZE(mgcap_options) + 1];
+	char shortopts[3 * TOOL_ARRAY_SIZE(mgcap_options) + 2];
+	int json = 0, c;
 	const char *cmd;
 
-	argc--;
-	argv++;
-	while (argc && argv[0][0] == '-') {
-		if (!strcmp(argv[0], "-j") || !strcmp(argv[0], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) {
-			return usage(stdout, 0);
-		} else {
-			fprintf(stderr, "mgcap: unknown option '%s'\n", argv[0]);
-			return usage(stderr, 2);
+	tool_getopt_spec(&mgcap_help, shortopts, lo);
+	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = 1; break;
+		case 'h': tool_usage(stdout, &mgcap_help); return 0;
+		case OPT_VERSION: tool_version(&mgcap_help); return 0;
+		default: return 2;	/* getopt said which */
 		}
-		argc--;
-		argv++;
 	}
-	if (!argc)
-		return usage(stderr, 2);
+	argc -= optind;
+	argv += optind;
+	if (!argc) {
+		fprintf(stderr, "mgcap: no command (see mgcap --help)\n");
+		return 2;
+	}
 	cmd = argv[0];
 	argc--;
 	argv++;
@@ -66,8 +80,10 @@ int main(int argc, char **argv)
 		return mgcap_cmd_hwtstamp(argc, argv);
 	if (!strcmp(cmd, "peek"))
 		return mgcap_cmd_peek(argc, argv);
-	if (!strcmp(cmd, "help"))
-		return usage(stdout, 0);
-	fprintf(stderr, "mgcap: unknown command '%s'\n", cmd);
-	return usage(stderr, 2);
+	if (!strcmp(cmd, "help")) {
+		tool_usage(stdout, &mgcap_help);
+		return 0;
+	}
+	fprintf(stderr, "mgcap: unknown command '%s' (see mgcap --help)\n", cmd);
+	return 2;
 }

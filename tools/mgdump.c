@@ -1,13 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * mgdump: every packet of an mgcap device to pcapng, losing nothing a
- * buffer can absorb.
- *
- *   mgdump -i DEV [-w FILE|-] [-C MB [-W N]] [-s SNAPLEN] [-c COUNT] [-G SECONDS]
- *          [-B MB] [-d] [--cpus LIST] [--writer-cpu N] [--merged] [FILTER...]
- *
- * -d writes the frame an ERSPAN packet (types I, II, III) carries instead of
- * the packet.
+ * buffer can absorb.  Its options: mgdump_options below.
  *
  * One reader thread per receive queue (libpcap source mgcap:DEV@N, or DEV
  * itself for any other libpcap device) formats enhanced packet blocks into
@@ -33,6 +27,7 @@
 #include "dump_output.h"
 #include "erspan.h"
 #include "mgcap_source.h"
+#include "options.h"
 #include "parse.h"
 #include "pcapng.h"
 
@@ -431,19 +426,37 @@ static int write_loop(struct dump_output *out)
 	return ret;
 }
 
-static void usage(FILE *f)
-{
-	fputs("usage: mgdump -i DEV [-w FILE|-] [-C MB [-W N]] [-s SNAPLEN] [-c COUNT] [-G SECONDS]\n"
-	      "              [-B MB] [-d] [--cpus LIST] [--writer-cpu N] [--merged] [-q] [FILTER...]\n"
-	      "  -w FILE|-   pcapng output (- for standard output)\n"
-	      "  -C MB -W N  a new file every MB million bytes (FILE, FILE1, ...), at most N kept\n"
-	      "  -s SNAPLEN  bytes kept of each packet (default 96)\n"
-	      "  -c / -G     stop after COUNT packets / SECONDS\n"
-	      "  -B MB       buffer between the readers and the writer (default 256)\n"
-	      "  -d          write the frame inside ERSPAN packets (types I, II, III)\n"
-	      "  --cpus LIST CPUs for the reader threads (one per queue, round robin)\n"
-	      "  --merged    one interface, every queue in time-stamp order\n", f);
-}
+enum { OPT_CPUS = OPT_LONG_ONLY, OPT_WRITER_CPU, OPT_MERGED, OPT_VERSION };
+
+static const struct tool_option mgdump_options[] = {
+	{ 'i', "interface", "DEV", "the device: every queue mgcap captures, else any libpcap device" },
+	{ 'w', "write", "FILE", "the pcapng file to write, - for standard output" },
+	{ 'C', "file-size", "MB", "a new file every MB million bytes: FILE, FILE1, FILE2, ..." },
+	{ 'W', "file-count", "N", "with -C, keep at most N files, reusing their names" },
+	{ 's', "snaplen", "SNAPLEN", "bytes kept of each packet (default 96)" },
+	{ 'c', "count", "COUNT", "stop after COUNT packets" },
+	{ 'G', "seconds", "SECONDS", "stop after SECONDS seconds" },
+	{ 'B', "buffer-size", "MB", "buffer between the readers and the writer (default 256)" },
+	{ 'd', "decapsulate", NULL, "write the frame inside ERSPAN packets (types I, II, III)" },
+	{ OPT_CPUS, "cpus", "LIST", "CPUs for the reader threads, one per queue, round robin" },
+	{ OPT_WRITER_CPU, "writer-cpu", "N", "the CPU for the writer thread" },
+	{ OPT_MERGED, "merged", NULL, "one interface, every queue in time-stamp order" },
+	{ 'q', "quiet", NULL, "no status line" },
+	{ 'h', "help", NULL, "show this help" },
+	{ OPT_VERSION, "version", NULL, "show the version" },
+	{ 0 },
+};
+
+static const struct tool_help mgdump_help = {
+	.name = "mgdump",
+	.synopsis = "-i DEV -w FILE|- [OPTION...] [FILTER...]",
+	.summary = "Records every packet of a device to pcapng: one reader thread per receive\n"
+		   "queue, a large buffer, one writer thread.  FILTER is a pcap-filter(7)\n"
+		   "expression.",
+	.options = mgdump_options,
+	.notes = "Exit status: 0 when it stopped as asked (-c, -G, SIGINT, SIGTERM), 1 when\n"
+		 "capturing or writing failed, 2 for bad arguments.",
+};
 
 static int parse_cpus(const char *s)
 {
@@ -463,19 +476,15 @@ static int parse_cpus(const char *s)
 
 static int parse_args(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "cpus", required_argument, NULL, 'P' },
-		{ "writer-cpu", required_argument, NULL, 'Q' },
-		{ "merged", no_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option lo[TOOL_ARRAY_SIZE(mgdump_options) + 1];
+	char shortopts[3 * TOOL_ARRAY_SIZE(mgdump_options) + 2];
 	static char filter[4096];
 	uint32_t v;
 	uint64_t mb;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "i:w:C:W:s:c:G:B:dqh", lo, NULL)) != -1) {
+	tool_getopt_spec(&mgdump_help, shortopts, lo);
+	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
 		switch (c) {
 		case 'i': opt.dev = optarg; break;
 		case 'w': opt.path = optarg; break;
@@ -506,20 +515,21 @@ static int parse_args(int argc, char **argv)
 				goto bad;
 			opt.buffer_bytes = mb << 20;
 			break;
-		case 'P':
+		case OPT_CPUS:
 			if (parse_cpus(optarg))
 				goto bad;
 			break;
-		case 'Q':
+		case OPT_WRITER_CPU:
 			if (mgcap_parse_u32(optarg, 0, CPU_SETSIZE - 1, &v))
 				goto bad;
 			opt.writer_cpu = (int)v;
 			break;
-		case 'M': opt.merged = 1; break;
+		case OPT_MERGED: opt.merged = 1; break;
 		case 'd': opt.decap = 1; break;
 		case 'q': opt.quiet = 1; break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
+		case 'h': tool_usage(stdout, &mgdump_help); exit(0);
+		case OPT_VERSION: tool_version(&mgdump_help); exit(0);
+		default: return -1;	/* getopt said which */
 		}
 	}
 	if (!opt.dev || !opt.path) {
@@ -548,12 +558,8 @@ static int parse_args(int argc, char **argv)
 		return -1;
 	return 0;
 bad:
-	for (v = 0; lo[v].name && lo[v].val != c; v++)
-		;
-	if (lo[v].name)
-		fprintf(stderr, "mgdump: bad value '%s' for --%s\n", optarg, lo[v].name);
-	else
-		fprintf(stderr, "mgdump: bad value '%s' for -%c\n", optarg, c);
+	fprintf(stderr, "mgdump: bad value '%s' for %s\n", optarg,
+		tool_option_spelling(mgdump_options, c));
 	return -1;
 }
 
