@@ -1,5 +1,5 @@
 #!/bin/sh
-# build-libpcap.sh SRCDIR BUILDDIR PREFIX LIBDIR
+# build-libpcap.sh SRCDIR BUILDDIR PREFIX LIBDIR [--fetch-only]
 #
 # Builds Debian's libpcap 1.10.3 (its own patches applied, so the soname
 # stays libpcap.so.0.8 with Debian's symbol versions) with the mgcap capture
@@ -23,6 +23,8 @@ if [ ! -f "$dl/libpcap-1.10.3/debian/changelog" ]; then
 		exit 1
 	}
 fi
+
+[ "${5:-}" = --fetch-only ] && exit 0
 
 rm -rf "$tree"
 cp -a "$dl/libpcap-1.10.3" "$tree"
