@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <net/if_arp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
@@ -29,6 +30,7 @@
 #include "pcap-mgcap.h"
 #include "mgcap_hwtstamp.h"
 #include "mgcap_merge.h"
+#include "mgcap_nl.h"
 #include "mgcap_source.h"
 
 /*
@@ -422,32 +424,109 @@ static void list_queues_error(char *errbuf, const char *device)
 					  device);
 }
 
+/*
+ * Nobody captures the device: start a capture for this reader, in mirror
+ * mode with a ring of libpcap's buffer size per queue, which the kernel
+ * stops once its last reader closed.  It takes CAP_NET_ADMIN, as dumpcap
+ * has; asking for the netlink family loads the module.  0 when it is
+ * captured now (by us or by someone quicker), else PCAP_ERROR_*.
+ */
+static int start_for_reader(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct mgcap_nl_start opts = { .mode = -1, .autostop = 1 };
+	uint64_t ring = (uint64_t)p->opt.buffer_size;
+	struct mgcap_nl_error e;
+
+	if (ring)	/* 0: the kernel's default */
+		opts.ring_size = ring < MGCAP_RING_SIZE_MIN ? MGCAP_RING_SIZE_MIN :
+				 ring > MGCAP_RING_SIZE_MAX ? MGCAP_RING_SIZE_MAX : ring;
+	if (mgcap_nl_start(pm->src.ifname, &opts, NULL, &e) == 0 || e.err == EEXIST)
+		return 0;
+	if (e.err == EPERM) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+			 "%s: %s is not captured, and starting its capture takes CAP_NET_ADMIN "
+			 "(or: mgcap start %s)", p->opt.device, pm->src.ifname, pm->src.ifname);
+		return PCAP_ERROR_PERM_DENIED;
+	}
+	snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: cannot start capturing %s: %s",
+		 p->opt.device, pm->src.ifname, mgcap_nl_strerror(&e));
+	return e.err == ENODEV ? PCAP_ERROR_NO_SUCH_DEVICE : PCAP_ERROR;
+}
+
+/* The captured queues of the source's device: their count, or -1 (errbuf). */
+static int list_own_queues(pcap_t *p, struct mgcap_queue_node **nodes, int *have)
+{
+	struct pcap_mgcap *pm = p->priv;
+	int count, i;
+
+	*have = 0;
+	count = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), nodes);
+	if (count < 0 && errno == ENOENT)
+		return 0;	/* no module (yet) */
+	if (count < 0) {
+		list_queues_error(p->errbuf, p->opt.device);
+		return -1;
+	}
+	for (i = 0; i < count; i++)
+		if (!strcmp((*nodes)[i].ifname, pm->src.ifname))
+			(*have)++;
+	return count;
+}
+
+/*
+ * A node created a moment ago belongs to root until udev has given it to the
+ * capture group (the packages' rule): a reader that started the capture
+ * waits for that, a second at most, before it takes EACCES for an answer.
+ */
+#define NODE_GROUP_WAIT_MS	1000
+
+static int open_queue(struct mgcap_reader *r, const char *devnode, int just_created,
+		      char *err, size_t errlen)
+{
+	int waited_ms;
+
+	for (waited_ms = 0;; waited_ms += 10) {
+		if (mgcap_reader_open(r, devnode, err, errlen) == 0)
+			return 0;
+		if (!just_created || errno != EACCES || waited_ms >= NODE_GROUP_WAIT_MS)
+			return -1;
+		usleep(10000);
+	}
+}
+
 /* Opens the queues the source names; PCAP_ERROR_* with errbuf on failure. */
 static int open_queues(pcap_t *p)
 {
 	struct pcap_mgcap *pm = p->priv;
-	struct mgcap_queue_node *nodes;
+	struct mgcap_queue_node *nodes = NULL;
 	char err[160];
-	int count, i, have = 0, status = 0;
+	int count, i, have, started = 0, status = 0;
 	size_t n = 0;
 
-	count = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), &nodes);
-	if (count < 0) {
-		list_queues_error(p->errbuf, p->opt.device);
+	count = list_own_queues(p, &nodes, &have);
+	if (count < 0)
 		return PCAP_ERROR;
-	}
-	for (i = 0; i < count; i++)
-		if (!strcmp(nodes[i].ifname, pm->src.ifname))
-			have++;
 	if (!have) {
-		if (if_nametoindex(pm->src.ifname) == 0)
-			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: no such device", p->opt.device);
-		else
-			snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
-				 "%s: %s is not captured by mgcap (mgcap start %s)",
-				 p->opt.device, pm->src.ifname, pm->src.ifname);
 		free(nodes);
-		return PCAP_ERROR_NO_SUCH_DEVICE;
+		nodes = NULL;
+		if (if_nametoindex(pm->src.ifname) == 0) {
+			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: no such device", p->opt.device);
+			return PCAP_ERROR_NO_SUCH_DEVICE;
+		}
+		status = start_for_reader(p);
+		if (status)
+			return status;
+		started = 1;
+		count = list_own_queues(p, &nodes, &have);
+		if (count < 0)
+			return PCAP_ERROR;
+		if (!have) {
+			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: its capture stopped at once",
+				 p->opt.device);
+			free(nodes);
+			return PCAP_ERROR;
+		}
 	}
 	pm->queues = calloc((size_t)have, sizeof(*pm->queues));
 	pm->stats_base = calloc((size_t)have, sizeof(*pm->stats_base));
@@ -462,7 +541,7 @@ static int open_queues(pcap_t *p)
 		if (strcmp(nodes[i].ifname, pm->src.ifname) ||
 		    !mgcap_source_has_queue(&pm->src, nodes[i].queue))
 			continue;
-		if (mgcap_reader_open(&q->r, nodes[i].devnode, err, sizeof(err)) < 0) {
+		if (open_queue(&q->r, nodes[i].devnode, started, err, sizeof(err)) < 0) {
 			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: %s", p->opt.device, err);
 			status = errno == EACCES || errno == EPERM ? PCAP_ERROR_PERM_DENIED : PCAP_ERROR;
 			break;
@@ -713,47 +792,89 @@ fail:
 	return NULL;
 }
 
+/* Up, running, connected: as pcap-linux says of the device itself. */
+static bpf_u_int32 device_flags(const char *ifname)
+{
+	bpf_u_int32 flags = 0;
+	struct ifreq ifr;
+	int fd;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+		if (ifr.ifr_flags & IFF_UP)
+			flags |= PCAP_IF_UP;
+		if (ifr.ifr_flags & IFF_RUNNING)
+			flags |= PCAP_IF_RUNNING | PCAP_IF_CONNECTION_STATUS_CONNECTED;
+		else
+			flags |= PCAP_IF_CONNECTION_STATUS_DISCONNECTED;
+	}
+	if (fd >= 0)
+		close(fd);
+	return flags;
+}
+
+/* Only Ethernet devices can be captured. */
+static int is_ethernet(const char *ifname)
+{
+	char path[64 + IF_NAMESIZE], type[16] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/type", ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(type, sizeof(type), f))
+		type[0] = '\0';
+	fclose(f);
+	return atoi(type) == ARPHRD_ETHER;
+}
+
+/*
+ * mgcap:DEV for every Ethernet device of this namespace: those captured now
+ * say so; opening any other starts its capture (start_for_reader()).
+ */
 int pcap_mgcap_findalldevs(pcap_if_list_t *devlistp, char *errbuf)
 {
-	struct mgcap_queue_node *nodes;
-	int count, i, j;
+	struct mgcap_queue_node *nodes = NULL;
+	struct if_nameindex *ifs, *it;
+	int count, i, queues, status = 0;
 
 	count = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), &nodes);
 	if (count < 0 && errno != ENOENT) {
 		list_queues_error(errbuf, "mgcap");
 		return PCAP_ERROR;
 	}
-	if (count <= 0)
-		return 0;	/* no module, or nothing captured: nothing to add */
-	for (i = 0; i < count; i = j) {
-		char name[IF_NAMESIZE + 8], desc[128];
-		bpf_u_int32 flags = 0;
-		struct ifreq ifr;
-		int fd;
-
-		for (j = i; j < count && !strcmp(nodes[j].ifname, nodes[i].ifname); j++)
-			;
-		snprintf(name, sizeof(name), MGCAP_SOURCE_PREFIX "%s", nodes[i].ifname);
-		snprintf(desc, sizeof(desc), "mgcap capture of %s: %d receive queue%s, %s mode",
-			 nodes[i].ifname, j - i, j - i == 1 ? "" : "s", nodes[i].mode);
-		memset(&ifr, 0, sizeof(ifr));
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", nodes[i].ifname);
-		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		if (fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
-			if (ifr.ifr_flags & IFF_UP)
-				flags |= PCAP_IF_UP;
-			if (ifr.ifr_flags & IFF_RUNNING)
-				flags |= PCAP_IF_RUNNING | PCAP_IF_CONNECTION_STATUS_CONNECTED;
-			else
-				flags |= PCAP_IF_CONNECTION_STATUS_DISCONNECTED;
-		}
-		if (fd >= 0)
-			close(fd);
-		if (add_dev(devlistp, name, flags, desc, errbuf) == NULL) {
-			free(nodes);
-			return PCAP_ERROR;
-		}
+	ifs = if_nameindex();
+	if (!ifs) {
+		pcap_fmt_errmsg_for_errno(errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: if_nameindex");
+		free(nodes);
+		return PCAP_ERROR;
 	}
+	for (it = ifs; it->if_index && !status; it++) {
+		char name[IF_NAMESIZE + 8], desc[128];
+		const char *mode = NULL;
+
+		if (!is_ethernet(it->if_name))
+			continue;
+		for (i = 0, queues = 0; i < count; i++) {
+			if (!strcmp(nodes[i].ifname, it->if_name)) {
+				queues++;
+				mode = nodes[i].mode;
+			}
+		}
+		if (queues)
+			snprintf(desc, sizeof(desc), "mgcap: %s captured now, %d receive queue%s, %s mode",
+				 it->if_name, queues, queues == 1 ? "" : "s", mode);
+		else
+			snprintf(desc, sizeof(desc),
+				 "mgcap: %s not captured yet; opening it starts a capture", it->if_name);
+		snprintf(name, sizeof(name), MGCAP_SOURCE_PREFIX "%s", it->if_name);
+		if (add_dev(devlistp, name, device_flags(it->if_name), desc, errbuf) == NULL)
+			status = PCAP_ERROR;
+	}
+	if_freenameindex(ifs);
 	free(nodes);
-	return 0;
+	return status;
 }

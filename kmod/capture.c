@@ -56,6 +56,8 @@ static void mgcap_capture_free_rings(struct mgcap_capture *cap)
 		mgcap_readers_detach(cap->rings[i]);
 		mgcap_ring_put(cap->rings[i]);
 	}
+	if (cap->autostop)
+		mgcap_autostop_put(cap->autostop);
 	kfree(cap);
 }
 
@@ -74,6 +76,10 @@ static int mgcap_capture_add_rings(struct mgcap_capture *cap, struct netlink_ext
 		ring->num_queues = cap->num_rings;
 		ring->ifindex = cap->dev->ifindex;
 		ring->mode = cap->mode;
+		if (cap->autostop) {
+			kref_get(&cap->autostop->ref);
+			ring->autostop = cap->autostop;
+		}
 		strscpy(ring->ifname, cap->dev->name, sizeof(ring->ifname));
 		cap->rings[i] = ring;
 
@@ -91,9 +97,9 @@ static int mgcap_capture_add_rings(struct mgcap_capture *cap, struct netlink_ext
 	return 0;
 }
 
-/* @snaplen 0: the default */
+/* @snaplen 0: the default; @autostop: stop once its last reader closed */
 int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
-			u32 mode, struct netlink_ext_ack *extack)
+			u32 mode, bool autostop, struct netlink_ext_ack *extack)
 {
 	struct mgcap_capture *cap;
 	u32 num_rings;
@@ -127,6 +133,13 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 	cap->num_rings = num_rings;
 	cap->ring_size = ring_size;
 	cap->snaplen = snaplen;
+	if (autostop) {
+		cap->autostop = mgcap_autostop_create();
+		if (!cap->autostop) {
+			err = -ENOMEM;
+			goto err_free;
+		}
+	}
 
 	err = mgcap_capture_add_rings(cap, extack);
 	if (err)
@@ -144,8 +157,11 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 	}
 	netdev_hold(dev, &cap->dev_tracker, GFP_KERNEL);
 	list_add_tail(&cap->list, &mgcap_captures);
-	netdev_info(dev, "mgcap: capturing %u queue(s), %llu byte rings, %s mode\n",
-		    num_rings, ring_size, mode == MGCAP_MODE_DROP ? "drop" : "mirror");
+	if (cap->autostop)
+		mgcap_autostop_schedule(cap->autostop, MGCAP_AUTOSTOP_GRACE);
+	netdev_info(dev, "mgcap: capturing %u queue(s), %llu byte rings, %s mode%s\n",
+		    num_rings, ring_size, mode == MGCAP_MODE_DROP ? "drop" : "mirror",
+		    autostop ? ", until its last reader closes" : "");
 	return 0;
 
 err_free:
@@ -172,6 +188,8 @@ void mgcap_capture_stop(struct mgcap_capture *cap)
 	netdev_rx_handler_unregister(dev);
 	list_del(&cap->list);
 	netdev_info(dev, "mgcap: capture stopped\n");
+	if (cap->autostop)
+		mgcap_autostop_cancel(cap->autostop);
 	netdev_put(dev, &cap->dev_tracker);
 	mgcap_capture_free_rings(cap);
 }

@@ -59,7 +59,8 @@ static int mgcap_start_param_devices(void)
 			err = -ENODEV;
 			break;
 		}
-		err = mgcap_capture_start(dev, MGCAP_RING_SIZE_DEFAULT, 0, MGCAP_MODE_MIRROR, NULL);
+		err = mgcap_capture_start(dev, MGCAP_RING_SIZE_DEFAULT, 0, MGCAP_MODE_MIRROR,
+					  false, NULL);
 		if (err)
 			pr_err("mgcap: ifname=%s: cannot capture (%d)\n", name, err);
 	}

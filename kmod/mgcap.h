@@ -71,6 +71,7 @@ struct mgcap_ring {
 	struct mgcap_ring *owner;
 	struct rcu_work free_work;	/* freed after the hook can no longer see it */
 	struct pid *reader_pid;		/* under the capture ring's readers_lock */
+	struct mgcap_autostop *autostop;	/* the capture's ring: its capture's */
 	char reader_comm[TASK_COMM_LEN];
 
 	u32 queue;
@@ -91,6 +92,20 @@ static inline struct mgcap_ring *mgcap_ring_owner(struct mgcap_ring *ring)
 	return ring->owner ?: ring;
 }
 
+/*
+ * A capture started for a reader (MGCAP_ATTR_AUTOSTOP) stops once no reader
+ * has any of its queues open: when its last reader closes, or when none
+ * opened one within MGCAP_AUTOSTOP_GRACE of the start (the starter died or
+ * was refused).  Shared by the capture and its rings, which readers may hold
+ * after it stopped.
+ */
+#define MGCAP_AUTOSTOP_GRACE	(5 * HZ)
+struct mgcap_autostop {
+	struct kref ref;		/* the capture's, each ring's, a queued stop's */
+	atomic_t readers;		/* open readers of every queue */
+	struct delayed_work stop;	/* under RTNL */
+};
+
 /* A captured net device: its rings and how packets go on after capture. */
 struct mgcap_capture {
 	struct list_head list;		/* mgcap_captures, under RTNL */
@@ -100,13 +115,14 @@ struct mgcap_capture {
 	u32 num_rings;
 	u64 ring_size;
 	u32 snaplen;
+	struct mgcap_autostop *autostop;	/* NULL: stays until stopped */
 	struct mgcap_ring *rings[];
 };
 
 /* capture.c, all under RTNL */
 struct mgcap_capture *mgcap_capture_find(const struct net_device *dev);
 int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
-			u32 mode, struct netlink_ext_ack *extack);
+			u32 mode, bool autostop, struct netlink_ext_ack *extack);
 void mgcap_capture_set_mode(struct mgcap_capture *cap, u32 mode);
 void mgcap_capture_stop(struct mgcap_capture *cap);
 void mgcap_capture_stop_all(void);
@@ -131,6 +147,10 @@ struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring);
 void mgcap_reader_close(struct mgcap_ring *ring);
 void mgcap_readers_detach(struct mgcap_ring *ring);
 void mgcap_readers_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue);
+struct mgcap_autostop *mgcap_autostop_create(void);
+void mgcap_autostop_schedule(struct mgcap_autostop *as, unsigned long delay);
+void mgcap_autostop_cancel(struct mgcap_autostop *as);
+void mgcap_autostop_put(struct mgcap_autostop *as);
 
 /* filter.c */
 int mgcap_filter_set(struct mgcap_ring *ring, const struct mgcap_filter *f);

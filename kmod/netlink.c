@@ -34,6 +34,7 @@ static const struct nla_policy mgcap_policy[MGCAP_ATTR_MAX + 1] = {
 	[MGCAP_ATTR_SNAPLEN] = NLA_POLICY_FULL_RANGE(NLA_U32, &mgcap_snaplen_range),
 	[MGCAP_ATTR_NUM_QUEUES] = { .type = NLA_REJECT },
 	[MGCAP_ATTR_QUEUES] = { .type = NLA_REJECT },
+	[MGCAP_ATTR_AUTOSTOP] = { .type = NLA_FLAG },
 };
 
 static struct genl_family mgcap_genl_family;
@@ -97,6 +98,7 @@ static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 		nla_total_size(sizeof(u32)) +			/* SNAPLEN */
 		nla_total_size(sizeof(u32)) +			/* NUM_QUEUES */
 		nla_total_size(0) +				/* QUEUES */
+		nla_total_size(0) +				/* AUTOSTOP */
 		cap->num_rings * queue;
 	u32 i;
 
@@ -231,7 +233,8 @@ static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
 	    nla_put_u32(skb, MGCAP_ATTR_MODE, READ_ONCE(cap->mode)) ||
 	    nla_put_u64_64bit(skb, MGCAP_ATTR_RING_SIZE, cap->ring_size, MGCAP_ATTR_PAD) ||
 	    nla_put_u32(skb, MGCAP_ATTR_SNAPLEN, cap->snaplen) ||
-	    nla_put_u32(skb, MGCAP_ATTR_NUM_QUEUES, cap->num_rings))
+	    nla_put_u32(skb, MGCAP_ATTR_NUM_QUEUES, cap->num_rings) ||
+	    (cap->autostop && nla_put_flag(skb, MGCAP_ATTR_AUTOSTOP)))
 		goto cancel;
 	queues = nla_nest_start(skb, MGCAP_ATTR_QUEUES);
 	if (!queues)
@@ -295,7 +298,8 @@ static int mgcap_nl_start(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(dev);
 		goto out;
 	}
-	err = mgcap_capture_start(dev, ring_size, snaplen, mode, info->extack);
+	err = mgcap_capture_start(dev, ring_size, snaplen, mode,
+				  nla_get_flag(info->attrs[MGCAP_ATTR_AUTOSTOP]), info->extack);
 	if (!err)
 		err = mgcap_nl_reply(info, mgcap_capture_find(dev));
 out:

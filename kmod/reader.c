@@ -12,6 +12,7 @@
  */
 #include <linux/moduleparam.h>
 #include <linux/rculist.h>
+#include <linux/rtnetlink.h>
 #include <linux/stringify.h>
 
 #include "mgcap.h"
@@ -95,6 +96,8 @@ struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring)
 	}
 	mgcap_reader_set_opener(mine);
 	WRITE_ONCE(ring->num_readers, ring->num_readers + 1);
+	if (ring->autostop)
+		atomic_inc(&ring->autostop->readers);
 out:
 	mutex_unlock(&ring->readers_lock);
 	/* not needed after all: the first reader's place came free, or no place */
@@ -134,6 +137,9 @@ void mgcap_reader_close(struct mgcap_ring *mine)
 		list_del_rcu(&mine->reader_node);
 	}
 	WRITE_ONCE(ring->num_readers, ring->num_readers - 1);
+	/* the last reader of the whole capture */
+	if (ring->autostop && atomic_dec_and_test(&ring->autostop->readers))
+		mgcap_autostop_schedule(ring->autostop, 0);
 	mutex_unlock(&ring->readers_lock);
 
 	if (mine != ring) {
@@ -163,6 +169,65 @@ void mgcap_readers_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 que
 
 	list_for_each_entry_rcu(mine, &ring->more_readers, reader_node)
 		mgcap_ring_capture(mine, skb, queue);
+}
+
+static void mgcap_autostop_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct mgcap_autostop, ref));
+}
+
+void mgcap_autostop_put(struct mgcap_autostop *as)
+{
+	kref_put(&as->ref, mgcap_autostop_release);
+}
+
+/*
+ * Its last reader closed, or none came: the capture stops, unless a reader
+ * has one of its queues open now or it stopped already.
+ */
+static void mgcap_autostop_work(struct work_struct *work)
+{
+	struct mgcap_autostop *as = container_of(to_delayed_work(work), struct mgcap_autostop,
+						 stop);
+	struct mgcap_capture *cap;
+
+	rtnl_lock();
+	list_for_each_entry(cap, &mgcap_captures, list) {
+		if (cap->autostop == as) {
+			if (!atomic_read(&as->readers))
+				mgcap_capture_stop(cap);
+			break;
+		}
+	}
+	rtnl_unlock();
+	mgcap_autostop_put(as);
+}
+
+struct mgcap_autostop *mgcap_autostop_create(void)
+{
+	struct mgcap_autostop *as = kzalloc(sizeof(*as), GFP_KERNEL);
+
+	if (as) {
+		kref_init(&as->ref);
+		INIT_DELAYED_WORK(&as->stop, mgcap_autostop_work);
+	}
+	return as;
+}
+
+/* The stop check runs @delay from now, instead of when it was due. */
+void mgcap_autostop_schedule(struct mgcap_autostop *as, unsigned long delay)
+{
+	kref_get(&as->ref);
+	/* a stop already pending holds a reference of its own */
+	if (mod_delayed_work(mgcap_readers_wq, &as->stop, delay))
+		mgcap_autostop_put(as);
+}
+
+/* The capture stops otherwise: no timer may outlive it (and the module). */
+void mgcap_autostop_cancel(struct mgcap_autostop *as)
+{
+	if (cancel_delayed_work(&as->stop))
+		mgcap_autostop_put(as);
 }
 
 int mgcap_readers_init(void)

@@ -2,10 +2,12 @@
 /* Opening, checking and mapping an mgcap queue device. */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mgcap_reader.h"
@@ -55,6 +57,21 @@ static const char *open_error(int err)
 	}
 }
 
+/* Who may open @path, for a refused reader to be told. */
+static void access_error(const char *path, char *err, size_t errlen)
+{
+	struct group grp, *found = NULL;
+	char buf[1024];
+	struct stat st;
+
+	if (stat(path, &st) == 0 && st.st_gid != 0 &&
+	    getgrgid_r(st.st_gid, &grp, buf, sizeof(buf), &found) == 0 && found)
+		snprintf(err, errlen, "%s: permission denied: only root and group %s may read it",
+			 path, found->gr_name);
+	else
+		snprintf(err, errlen, "%s: permission denied: only root may read it", path);
+}
+
 int mgcap_reader_open(struct mgcap_reader *r, const char *path, char *err, size_t errlen)
 {
 	void *map;
@@ -64,7 +81,10 @@ int mgcap_reader_open(struct mgcap_reader *r, const char *path, char *err, size_
 	r->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (r->fd < 0) {
 		saved = errno;
-		snprintf(err, errlen, "%s: %s", path, open_error(saved));
+		if (saved == EACCES)
+			access_error(path, err, errlen);
+		else
+			snprintf(err, errlen, "%s: %s", path, open_error(saved));
 		errno = saved;
 		return -1;
 	}

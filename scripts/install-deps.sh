@@ -32,7 +32,8 @@ apt-get install -y -qq --no-install-recommends \
 	sparse linux-source-6.1 xz-utils help2man groff-base \
 	iproute2 ethtool kmod busybox-static procps python3-pip \
 	tcpdump tshark wireshark-common argus-server argus-client \
-	netsniff-ng valgrind gnuplot-nox python3 linux-perf >/dev/null
+	netsniff-ng valgrind gnuplot-nox python3 linux-perf \
+	debhelper dh-dkms dkms lintian systemd udev >/dev/null
 
 # Second kernel: Debian's 6.12 (generic flavour) from bookworm-backports.
 apt-get install -y -qq --no-install-recommends -t bookworm-backports \

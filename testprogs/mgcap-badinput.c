@@ -371,6 +371,7 @@ static void netlink_cases(const char *dev)
 	const struct dev_u64 reply_only = { dev, MGCAP_ATTR_NUM_QUEUES, 4, 4 };
 	const struct dev_u64 queues_attr = { dev, MGCAP_ATTR_QUEUES, 0, 4 };
 	const struct dev_u64 lo_snap = { "lo", MGCAP_ATTR_SNAPLEN, 64, 4 };
+	const struct dev_u64 autostop_value = { dev, MGCAP_ATTR_AUTOSTOP, 1, 4 };
 	const struct nl_case cases[] = {
 		{ "start without a device", MGCAP_CMD_START, fill_nothing, NULL, EINVAL, 1 },
 		{ "start ifindex 0", MGCAP_CMD_START, fill_ifindex, &zero, 0, 1 },
@@ -386,6 +387,7 @@ static void netlink_cases(const char *dev)
 		{ "start a 2-byte mode", MGCAP_CMD_START, fill_dev_attr, &short_mode, 0, 0 },
 		{ "start with a reply-only attribute", MGCAP_CMD_START, fill_dev_attr, &reply_only, 0, 1 },
 		{ "start with QUEUES", MGCAP_CMD_START, fill_dev_attr, &queues_attr, 0, 1 },
+		{ "start with a valued AUTOSTOP", MGCAP_CMD_START, fill_dev_attr, &autostop_value, 0, 1 },
 		{ "start a captured device", MGCAP_CMD_START, fill_ifname, dev, EEXIST, 1 },
 		{ "start loopback", MGCAP_CMD_START, fill_dev_attr, &lo_snap, EOPNOTSUPP, 1 },
 		{ "stop a device not captured", MGCAP_CMD_STOP, fill_ifname, "lo", ENOENT, 1 },

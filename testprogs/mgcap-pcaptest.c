@@ -88,39 +88,71 @@ static void expect_error(const char *name, int want, const char *text)
 		pcap_close(p);
 }
 
-static void test_findalldevs(void)
+static void test_findalldevs(const char *other)
 {
-	char err[PCAP_ERRBUF_SIZE], name[64];
+	char err[PCAP_ERRBUF_SIZE], name[64], other_name[64];
 	pcap_if_t *all, *d;
-	int found = 0;
+	int found = 0, found_other = 0;
 
 	snprintf(name, sizeof(name), "mgcap:%s", dev);
+	snprintf(other_name, sizeof(other_name), "mgcap:%s", other);
 	if (pcap_findalldevs(&all, err) < 0) {
 		check(0, "findalldevs", "%s", err);
 		return;
 	}
 	for (d = all; d; d = d->next) {
-		if (strcmp(d->name, name))
-			continue;
-		found = 1;
-		check(d->description && strstr(d->description, "2 receive queues") &&
-		      (d->flags & PCAP_IF_UP) && (d->flags & PCAP_IF_RUNNING),
-		      "findalldevs describes the capture", "'%s' flags %#x",
-		      d->description ? d->description : "", d->flags);
+		const char *desc = d->description ? d->description : "";
+
+		if (!strcmp(d->name, name)) {
+			found = 1;
+			check(strstr(desc, "captured now, 2 receive queues") &&
+			      (d->flags & PCAP_IF_UP) && (d->flags & PCAP_IF_RUNNING),
+			      "findalldevs describes the capture", "'%s' flags %#x", desc, d->flags);
+		} else if (!strcmp(d->name, other_name)) {
+			found_other = 1;
+			check(strstr(desc, "not captured yet; opening it starts a capture") != NULL,
+			      "findalldevs describes a device nobody captures", "'%s'", desc);
+		} else if (!strcmp(d->name, "mgcap:lo")) {
+			check(0, "findalldevs lists only Ethernet devices", "mgcap:lo listed");
+		}
 	}
 	check(found, "findalldevs lists the capture", "%s missing", name);
+	check(found_other, "findalldevs lists a device nobody captures", "%s missing", other_name);
 	pcap_freealldevs(all);
 }
 
-static void test_errors(const char *other)
+/* Opening a device nobody captures starts its capture; the last close stops it. */
+static void test_start_on_open(const char *other)
+{
+	char name[64], node[96], err[PCAP_ERRBUF_SIZE];
+	int status, i;
+	pcap_t *p1, *p2;
+
+	snprintf(name, sizeof(name), "mgcap:%s", other);
+	snprintf(node, sizeof(node), "/dev/mgcap/%s@0", other);
+	p1 = open_source(name, 100, &status, err);
+	check(p1 && access(node, F_OK) == 0, "opening starts the capture",
+	      "status %d, '%s'", status, err);
+	p2 = open_source(name, 100, &status, err);
+	check(p2 != NULL, "a second reader joins it", "status %d, '%s'", status, err);
+	if (p1)
+		pcap_close(p1);
+	usleep(300000);
+	check(access(node, F_OK) == 0, "it goes on while a reader is left", "");
+	if (p2)
+		pcap_close(p2);
+	for (i = 0; i < 100 && access(node, F_OK) == 0; i++)
+		usleep(50000);
+	check(access(node, F_OK) != 0, "the last reader's close stops it", "%s still there", node);
+}
+
+static void test_errors(void)
 {
 	char name[64], err[PCAP_ERRBUF_SIZE];
 	int status;
 	pcap_t *p1, *p2;
 
 	expect_error("mgcap:nosuch0", PCAP_ERROR_NO_SUCH_DEVICE, "no such device");
-	snprintf(name, sizeof(name), "mgcap:%s", other);
-	expect_error(name, PCAP_ERROR_NO_SUCH_DEVICE, "not captured");
 	snprintf(name, sizeof(name), "mgcap:%s@7", dev);
 	expect_error(name, PCAP_ERROR_NO_SUCH_DEVICE, "no such queue");
 	snprintf(name, sizeof(name), "mgcap:%s@1-", dev);
@@ -141,13 +173,12 @@ static void test_errors(const char *other)
 		pcap_close(p1);
 }
 
-static void test_permission(void)
+/* As nobody: refused, with @text in the message. */
+static void expect_denied(const char *name, const char *text, const char *what)
 {
-	char name[64];
 	pid_t pid;
 	int st;
 
-	snprintf(name, sizeof(name), "mgcap:%s", dev);
 	pid = fork();
 	if (pid == 0) {
 		char err[PCAP_ERRBUF_SIZE] = "";
@@ -156,11 +187,26 @@ static void test_permission(void)
 		if (setgid(65534) || setuid(65534))
 			_exit(3);
 		open_source(name, 100, &status, err);
-		_exit(status == PCAP_ERROR_PERM_DENIED ? 0 : 1);
+		if (status != PCAP_ERROR_PERM_DENIED || !strstr(err, text)) {
+			fprintf(stderr, "status %d, '%s'\n", status, err);
+			_exit(1);
+		}
+		_exit(0);
 	}
 	waitpid(pid, &st, 0);
-	check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "an unprivileged user is denied",
-	      "child status %d", st);
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0, what, "child status %d", st);
+}
+
+static void test_permission(const char *other)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "mgcap:%s", dev);
+	expect_denied(name, "permission denied: only root may read it",
+		      "an unprivileged user is denied the queues");
+	snprintf(name, sizeof(name), "mgcap:%s", other);
+	expect_denied(name, "starting its capture takes CAP_NET_ADMIN",
+		      "an unprivileged user cannot start a capture");
 }
 
 static void test_tstamp_lists(void)
@@ -303,9 +349,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dev = argv[1];
-	test_findalldevs();
-	test_errors(argv[2]);
-	test_permission();
+	test_findalldevs(argv[2]);
+	test_errors();
+	test_start_on_open(argv[2]);
+	test_permission(argv[2]);
 	test_tstamp_lists();
 	test_blocking_behaviour();
 	test_zero_copy_and_stats();

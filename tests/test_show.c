@@ -58,7 +58,7 @@ static void test_json(void)
 	out = render(mgcap_show_json, &l);
 	CU_ASSERT_STRING_EQUAL(out,
 		"[{\"dev\":\"we\\\"ird\\\\0\",\"ifindex\":7,\"mode\":\"drop\",\"ring_size\":8388608,"
-		"\"snaplen\":96,\"queues\":[{\"queue\":0,\"devnode\":\"/dev/mgcap/x@0\","
+		"\"snaplen\":96,\"autostop\":false,\"queues\":[{\"queue\":0,\"devnode\":\"/dev/mgcap/x@0\","
 		"\"captured\":18446744073709551615,\"bytes\":5,\"dropped\":0,\"fill\":0,"
 		"\"high_water\":0,\"readers\":[]},{\"queue\":1,\"devnode\":\"\",\"captured\":0,"
 		"\"bytes\":0,\"dropped\":3,\"fill\":0,\"high_water\":0,\"readers\":["
@@ -97,6 +97,16 @@ static void test_table(void)
 	l.count = 0;
 	out = render(mgcap_show_table, &l);
 	CU_ASSERT_STRING_EQUAL(out, "no captured devices\n");
+	free(out);
+
+	/* started for a reader */
+	l.count = 1;
+	d.autostop = 1;
+	out = render(mgcap_show_table, &l);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "snaplen 96, stops with its last reader\n"));
+	free(out);
+	out = render(mgcap_show_json, &l);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",\"autostop\":true,"));
 	free(out);
 }
 

@@ -1,6 +1,8 @@
 #!/bin/sh
 # The kernel tests: testprogs/vm/guest-tests.sh in a VM, once per kernel the
-# modules were built for ($KERNELS, set by make check).
+# modules were built for ($KERNELS, set by make check).  MGCAP_INSTALLED=1:
+# against the installed packages (MGCAP_DEBS: where their files are), with
+# the tests of testprogs/vm/installed-*.sh too.
 set -u
 : "${abs_top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${abs_top_srcdir:=$abs_top_builddir}"
@@ -17,12 +19,12 @@ status=0
 passed=0
 failed=0
 for k in $KERNELS; do
-	out=$abs_top_builddir/build/vm-results/$k
+	out=$abs_top_builddir/build/vm-results$([ "${MGCAP_INSTALLED:-0}" = 1 ] && echo -installed)/$k
 	rm -rf "$out"
 	mkdir -p "$out"
 	echo "=== kernel $k ==="
 	"$abs_top_srcdir/testprogs/vm/run-vm.sh" "$k" "$out" \
-		"MGCAP_BUILD='$abs_top_builddir' sh '$abs_top_srcdir/testprogs/vm/guest-tests.sh' ${MGCAP_VM_TESTS:-}" \
+		"MGCAP_BUILD='$abs_top_builddir' MGCAP_INSTALLED='${MGCAP_INSTALLED:-0}' MGCAP_DEBS='${MGCAP_DEBS:-}' sh '$abs_top_srcdir/testprogs/vm/guest-tests.sh' ${MGCAP_VM_TESTS:-}" \
 		>>"$out/console.log" 2>&1	# append: QEMU reopens its output
 	rc=$?
 	cat "$out/console.log"

@@ -26,6 +26,7 @@
 #include "blockring.h"
 #include "dump_output.h"
 #include "erspan.h"
+#include "mgcap_nl.h"
 #include "mgcap_source.h"
 #include "options.h"
 #include "parse.h"
@@ -49,6 +50,7 @@ static struct {
 	uint64_t rotate_bytes, buffer_bytes, count;
 	unsigned int keep, duration_s, snaplen;
 	int merged, writer_cpu, quiet, decap;
+	int mgcap_only;		/* -i mgcap:DEV */
 	int cpus[MAX_READERS], ncpus;
 } opt = { .path = NULL, .snaplen = 96, .buffer_bytes = 256ULL << 20, .writer_cpu = -1 };
 
@@ -257,8 +259,24 @@ static pcap_t *open_source(const char *name, char *err)
 }
 
 /*
+ * -i mgcap:DEV on a device nobody captures: start its capture, which the
+ * kernel stops once our readers (and any other) closed.  0 or -1.
+ */
+static int start_capture(void)
+{
+	struct mgcap_nl_start start = { .mode = -1, .autostop = 1 };
+	struct mgcap_nl_error e;
+
+	if (mgcap_nl_start(opt.dev, &start, NULL, &e) == 0 || e.err == EEXIST)
+		return 0;
+	fprintf(stderr, "mgdump: cannot start capturing %s: %s\n", opt.dev, mgcap_nl_strerror(&e));
+	return -1;
+}
+
+/*
  * What to read: every queue of a captured mgcap device (mgcap:DEV@N each),
- * or its merged stream (--merged: mgcap:DEV), or any other libpcap device.
+ * or its merged stream (--merged: mgcap:DEV), or any other libpcap device
+ * (not with -i mgcap:DEV).
  */
 static size_t plan_sources(char sources[][IF_NAMESIZE + 16])
 {
@@ -271,6 +289,17 @@ static size_t plan_sources(char sources[][IF_NAMESIZE + 16])
 		fprintf(stderr, "mgdump: listing the mgcap queues in " MGCAP_SYSFS_CLASS ": %s\n",
 			strerror(errno));
 		return 0;
+	}
+	if (opt.mgcap_only) {
+		for (i = 0; i < n && strcmp(nodes[i].ifname, opt.dev); i++)
+			;
+		if (i == n || n < 0) {
+			free(nodes);
+			nodes = NULL;
+			if (start_capture())
+				return 0;
+			n = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), &nodes);
+		}
 	}
 
 	for (i = 0; i < n && count < MAX_READERS; i++) {
@@ -291,6 +320,10 @@ static size_t plan_sources(char sources[][IF_NAMESIZE + 16])
 		count++;
 	}
 	free(nodes);
+	if (!count && opt.mgcap_only) {
+		fprintf(stderr, "mgdump: mgcap:%s: its capture stopped at once\n", opt.dev);
+		return 0;
+	}
 	if (!count) {
 		snprintf(sources[0], sizeof(sources[0]), "%.31s", opt.dev);
 		snprintf(ifs[0].name, sizeof(ifs[0].name), "%.31s", opt.dev);
@@ -429,7 +462,7 @@ static int write_loop(struct dump_output *out)
 enum { OPT_CPUS = OPT_LONG_ONLY, OPT_WRITER_CPU, OPT_MERGED, OPT_VERSION };
 
 static const struct tool_option mgdump_options[] = {
-	{ 'i', "interface", "DEV", "the device: every queue mgcap captures, else any libpcap device" },
+	{ 'i', "interface", "DEV", "DEV's mgcap queues, else the libpcap device; mgcap:DEV starts a capture" },
 	{ 'w', "write", "FILE", "the pcapng file to write, - for standard output" },
 	{ 'C', "file-size", "MB", "a new file every MB million bytes: FILE, FILE1, FILE2, ..." },
 	{ 'W', "file-count", "N", "with -C, keep at most N files, reusing their names" },
@@ -530,6 +563,14 @@ static int parse_args(int argc, char **argv)
 		case 'h': tool_usage(stdout, &mgdump_help); exit(0);
 		case OPT_VERSION: tool_version(&mgdump_help); exit(0);
 		default: return -1;	/* getopt said which */
+		}
+	}
+	if (opt.dev && !strncmp(opt.dev, MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX))) {
+		opt.dev += strlen(MGCAP_SOURCE_PREFIX);
+		opt.mgcap_only = 1;
+		if (mgcap_check_ifname(opt.dev)) {
+			fprintf(stderr, "mgdump: -i mgcap:DEV takes a device name, not '%s'\n", opt.dev);
+			return -1;
 		}
 	}
 	if (!opt.dev || !opt.path) {

@@ -56,8 +56,9 @@ void mgcap_show_json(FILE *f, const struct mgcap_nl_list *l)
 		fprintf(f, "%s{\"dev\":", i ? "," : "");
 		json_string(f, d->ifname);
 		fprintf(f, ",\"ifindex\":%" PRIu32 ",\"mode\":\"%s\",\"ring_size\":%" PRIu64
-			",\"snaplen\":%" PRIu32 ",\"queues\":[",
-			d->ifindex, mgcap_mode_name(d->mode), d->ring_size, d->snaplen);
+			",\"snaplen\":%" PRIu32 ",\"autostop\":%s,\"queues\":[",
+			d->ifindex, mgcap_mode_name(d->mode), d->ring_size, d->snaplen,
+			d->autostop ? "true" : "false");
 		for (q = 0; q < d->num_queues; q++) {
 			const struct mgcap_nl_queue *qu = &d->queues[q];
 
@@ -87,9 +88,10 @@ void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l)
 	for (i = 0; i < l->count; i++) {
 		const struct mgcap_nl_dev *d = &l->devs[i];
 
-		fprintf(f, "%s: mode %s, %" PRIu32 " queue%s, ring %" PRIu64 " KiB, snaplen %" PRIu32 "\n",
-			d->ifname, mgcap_mode_name(d->mode), d->num_queues,
-			d->num_queues == 1 ? "" : "s", d->ring_size >> 10, d->snaplen);
+		fprintf(f, "%s: mode %s, %" PRIu32 " queue%s, ring %" PRIu64 " KiB, snaplen %" PRIu32
+			"%s\n", d->ifname, mgcap_mode_name(d->mode), d->num_queues,
+			d->num_queues == 1 ? "" : "s", d->ring_size >> 10, d->snaplen,
+			d->autostop ? ", stops with its last reader" : "");
 		fprintf(f, TABLE_ROW, "queue", "captured", "bytes", "dropped", "fill", "high-water",
 			"readers", "node / reader");
 		for (q = 0; q < d->num_queues; q++) {

@@ -17,6 +17,19 @@ UDPCOUNT=$B/testprogs/mgcap-udpcount
 PCAPCHECK=$B/testprogs/mgcap-pcapcheck
 PCAPTEST=$B/testprogs/mgcap-pcaptest
 RUN=$B/tools/mgcap-run
+# through the patched libpcap, as mgcap-run does for any program
+MGDUMP="$RUN $B/tools/mgdump"
+SUITES=$(ls "$(dirname "$0")"/tests-*.sh)
+if [ "${MGCAP_INSTALLED:-0}" = 1 ]; then
+	# what the packages installed (scripts/test-packages.sh); the test
+	# programs and the test NIC still come from the build tree
+	KO=$(modinfo -n mgcap) || exit 1
+	MGCAP=/usr/sbin/mgcap
+	SETMODE=/usr/sbin/mgcap-setmode
+	RUN=/usr/bin/mgcap-run
+	MGDUMP=/usr/sbin/mgdump		# its RUNPATH finds the mgcap libpcap
+	SUITES="$SUITES $(ls "$(dirname "$0")"/installed-*.sh)"
+fi
 TMP=$(mktemp -d)
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -95,10 +108,10 @@ wait_end() {	# wait_end NAME: its exit status
 
 # --- runner -------------------------------------------------------------------------
 
-for f in "$HERE"/tests-*.sh; do
+for f in $SUITES; do
 	. "$f"
 done
-run_tests ${*:-$(cat "$HERE"/tests-*.sh | grep -o '^t_[a-z0-9_]*')}
+run_tests ${*:-$(cat $SUITES | grep -o '^t_[a-z0-9_]*')}
 status=$?
 echo "kernel $K: $R_passed passed, $R_failed failed"
 rm -rf "$TMP"

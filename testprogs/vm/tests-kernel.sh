@@ -203,7 +203,11 @@ t_ifname_parameter() {
 t_tools_report_errors() {
 	insmod "$NIC" queues=2 devices=2 || return 1
 	for d in mgt0 mgt1; do ip link set $d up; done
+	# as if it were not installed: the kernel's modprobe finds nothing to load
+	modprobe_was=$(cat /proc/sys/kernel/modprobe)
+	echo /bin/false >/proc/sys/kernel/modprobe
 	out=$($MGCAP show 2>&1) && bad "show without the module succeeded"
+	echo "$modprobe_was" >/proc/sys/kernel/modprobe
 	echo "$out" | grep -q "not loaded" || bad "without the module: '$out'"
 	insmod "$KO" || return 1
 	expect() {	# expect STATUS TEXT COMMAND...
@@ -291,7 +295,7 @@ t_module_loads_on_first_request() {
 	# an index of this module alone (a whole depmod takes minutes under
 	# emulation); the guest's own index is put back after
 	mkdir -p "$TMP/index" "$dir" && cp "$mods"/modules.* "$TMP/index/" &&
-		cp "$KO" "$dir/" && depmod "$K" "$dir/mgcap.ko" || return 1
+		cp "$KO" "$dir/" && depmod "$K" "$dir/${KO##*/}" || return 1
 	! grep -q '^mgcap ' /proc/modules || bad "mgcap loaded before anything asked for it"
 	$MGCAP start mgt0 >/dev/null || bad "mgcap start did not load the module"
 	grep -q '^mgcap ' /proc/modules || bad "mgcap is not loaded after mgcap start"

@@ -2,9 +2,6 @@
 # once mgdump reads every queue (wait_readers): activation discards what
 # came before.
 
-# through the patched libpcap, as mgcap-run does for any program
-MGDUMP="$RUN $B/tools/mgdump"
-
 t_mgdump_every_frame_per_queue() {
 	setup 4 && $MGCAP start mgt0 >/dev/null || return 1
 	timeout 120 $MGDUMP -i mgt0 -w "$TMP/out.pcapng" -c 8000 -q >"$TMP/d" 2>&1 &

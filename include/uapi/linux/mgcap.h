@@ -237,6 +237,7 @@ enum mgcap_attr {
 	MGCAP_ATTR_SNAPLEN,	/* u32 */
 	MGCAP_ATTR_NUM_QUEUES,	/* u32, reply only */
 	MGCAP_ATTR_QUEUES,	/* nest of MGCAP_ATTR_QUEUE, reply only */
+	MGCAP_ATTR_AUTOSTOP,	/* flag: stop once the last reader of every queue closed */
 	__MGCAP_ATTR_MAX
 };
 

@@ -40,6 +40,7 @@ struct mgcap_nl_dev {
 	uint32_t mode;
 	uint64_t ring_size;
 	uint32_t snaplen;
+	int autostop;			/* stops when its last reader closes */
 	uint32_t num_queues;
 	struct mgcap_nl_queue *queues;	/* num_queues entries, malloc()ed */
 	uint32_t num_parsed;		/* of them received (a dump may split a device) */
@@ -62,6 +63,7 @@ struct mgcap_nl_start {
 	uint64_t ring_size;
 	uint32_t snaplen;
 	int mode;		/* -1: default */
+	int autostop;		/* stop once the last reader of every queue closed */
 };
 
 int mgcap_nl_start(const char *ifname, const struct mgcap_nl_start *opts,

@@ -145,6 +145,7 @@ static int parse_dev(struct nlattr **tb, struct mgcap_nl_dev *d)
 		d->ring_size = nla_get_u64(tb[MGCAP_ATTR_RING_SIZE]);
 	if (tb[MGCAP_ATTR_SNAPLEN])
 		d->snaplen = nla_get_u32(tb[MGCAP_ATTR_SNAPLEN]);
+	d->autostop = tb[MGCAP_ATTR_AUTOSTOP] != NULL;
 	d->num_queues = nla_get_u32(tb[MGCAP_ATTR_NUM_QUEUES]);
 	d->queues = calloc(d->num_queues ? d->num_queues : 1, sizeof(*d->queues));
 	if (!d->queues)
@@ -273,6 +274,7 @@ struct typed_args {
 	uint64_t ring_size;
 	uint32_t snaplen;
 	int mode;
+	int autostop;
 };
 
 static int fill_typed(struct nl_msg *msg, const void *arg)
@@ -287,13 +289,15 @@ static int fill_typed(struct nl_msg *msg, const void *arg)
 		return -1;
 	if (a->mode >= 0 && nla_put_u32(msg, MGCAP_ATTR_MODE, (uint32_t)a->mode))
 		return -1;
+	if (a->autostop && nla_put_flag(msg, MGCAP_ATTR_AUTOSTOP))
+		return -1;
 	return 0;
 }
 
 int mgcap_nl_start(const char *ifname, const struct mgcap_nl_start *opts,
 		   struct mgcap_nl_list *out, struct mgcap_nl_error *e)
 {
-	struct typed_args a = { ifname, opts->ring_size, opts->snaplen, opts->mode };
+	struct typed_args a = { ifname, opts->ring_size, opts->snaplen, opts->mode, opts->autostop };
 
 	return mgcap_nl_request(MGCAP_CMD_START, 0, fill_typed, &a, out, e);
 }

@@ -1,0 +1,161 @@
+# The installed packages, used as their users would (sourced by
+# guest-tests.sh when MGCAP_INSTALLED=1: scripts/test-packages.sh installed
+# mgcap, mgcap-dkms and libpcap0.8-mgcap on the host, whose files the VM
+# sees; what a test installs or changes in the VM stays in the VM).
+
+# what dpkg-reconfigure wireshark-common does when members of group
+# wireshark may capture: dumpcap with file capabilities
+dumpcap_for_wireshark_group() {
+	echo "wireshark-common wireshark-common/install-setuid boolean true" |
+		debconf-set-selections &&
+		DEBIAN_FRONTEND=noninteractive dpkg-reconfigure -f noninteractive wireshark-common \
+			>/dev/null 2>&1 &&
+		getcap /usr/bin/dumpcap | grep -q cap_net_admin
+}
+
+# as_user GROUPS CMD...: CMD as an unprivileged user (nobody's uid) who is
+# in GROUPS (comma-separated names), at home in $USERDIR, which it may write
+USERDIR=/tmp/mgcap-user
+as_user() {
+	gids=$(for g in $(echo "$1" | tr , ' '); do getent group "$g" | cut -d: -f3; done |
+		paste -sd, -)
+	shift
+	mkdir -p "$USERDIR" && chmod 0777 "$USERDIR" &&
+		(cd "$USERDIR" && HOME=$USERDIR setpriv --reuid=65534 --regid=65534 \
+			--groups="$gids" -- "$@")
+}
+
+# udev applies the packages' rule (the queue nodes to group mgcap) from now
+# until stop_udev
+start_udev() {
+	mkdir -p /run/udev && /lib/systemd/systemd-udevd --daemon >/dev/null 2>&1
+}
+stop_udev() {
+	udevadm control --exit 2>/dev/null
+	rm -rf "$USERDIR"
+}
+
+wait_captured() {	# wait_captured DEV: until DEV is captured (10 s at most)
+	i=0
+	until [ -e "/dev/mgcap/$1@0" ]; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && return 1
+		sleep 0.1
+	done
+}
+
+wait_gone() {	# wait_gone DEV: until DEV is not captured (8 s at most)
+	i=0
+	while [ -e "/dev/mgcap/$1@0" ]; do
+		i=$((i + 1))
+		[ $i -gt 80 ] && return 1
+		sleep 0.1
+	done
+}
+
+t_installed_module_is_built_and_loads_on_demand() {
+	ko=$(modinfo -n mgcap)
+	magic=$(modinfo -F vermagic mgcap | cut -d' ' -f1)
+	say "$ko, vermagic $magic"
+	[ "$magic" = "$K" ] || bad "DKMS built mgcap for $magic, not $K"
+	case $ko in /lib/modules/$K/updates/dkms/*) ;; *) bad "not DKMS's module: $ko" ;; esac
+	insmod "$NIC" queues=2 && ip link set mgt0 up || return 1
+	! grep -q '^mgcap ' /proc/modules || bad "mgcap loaded before anything asked for it"
+	$MGCAP start mgt0 >/dev/null || bad "mgcap start did not load the module"
+	grep -q '^mgcap ' /proc/modules || bad "mgcap is not loaded after mgcap start"
+	$MGCAP stop mgt0
+}
+
+t_dumpcap_as_a_user_in_the_capture_group() {
+	dumpcap_for_wireshark_group || { bad "dumpcap has no file capabilities"; return 1; }
+	start_udev || return 1
+	insmod "$NIC" queues=4 && ip link set mgt0 up || return 1
+	# dumpcap ignores LD_LIBRARY_PATH: without the switch it cannot see mgcap
+	as_user wireshark,mgcap dumpcap -D >"$TMP/plain" 2>&1
+	! grep -q "mgcap:" "$TMP/plain" || bad "dumpcap saw mgcap without the switch"
+	dpkg -i "$MGCAP_DEBS"/libpcap0.8-mgcap-system_*.deb >"$TMP/dpkg" 2>&1 ||
+		{ cat "$TMP/dpkg"; bad "cannot install libpcap0.8-mgcap-system"; return 1; }
+	ldd /usr/bin/dumpcap | grep -q "/mgcap/libpcap.so.0.8" || bad "dumpcap loads another libpcap"
+
+	# the module is loaded by the first open of mgcap:mgt0, and starts its capture
+	as_user wireshark,mgcap dumpcap -D >"$TMP/list" 2>&1
+	grep -q "^[0-9]*\. mgcap:mgt0$" "$TMP/list" || bad "dumpcap -D: $(cat "$TMP/list")"
+	grep -q "^[0-9]*\. mgt0$" "$TMP/list" || bad "dumpcap -D lost the plain device"
+	# (dumpcap shows no descriptions; tcpdump does)
+	tcpdump -D >"$TMP/tcpdump-list" 2>&1
+	grep -q "mgcap:mgt0 (mgcap: mgt0 not captured yet; opening it starts a capture)" \
+		"$TMP/tcpdump-list" || bad "tcpdump -D: $(cat "$TMP/tcpdump-list")"
+	start_until dumpcap "^File: " as_user wireshark,mgcap dumpcap -i mgcap:mgt0 \
+		--time-stamp-type adapter_unsynced -c 4000 -w "$USERDIR/out.pcapng" || return 1
+	wait_readers mgt0 || return 1
+	$MGCAP show mgt0 | grep -q "stops with its last reader" || bad "not a capture for its reader"
+	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_end dumpcap || bad "dumpcap failed"
+	capinfos "$USERDIR/out.pcapng" >"$TMP/capinfos" || return 1
+	grep -q "nanoseconds (9)" "$TMP/capinfos" || { cat "$TMP/capinfos"; bad "not nanoseconds"; }
+	$PCAPCHECK "$USERDIR/out.pcapng" --queues 4 --count 1000 || bad "frames"
+	wait_gone mgt0 || bad "the capture outlived its last reader"
+
+	# outside group mgcap: refused, saying why, and the capture it started goes
+	as_user wireshark dumpcap -i mgcap:mgt0 -c 1 -w "$USERDIR/no.pcapng" >"$TMP/refused" 2>&1 &&
+		bad "dumpcap outside group mgcap captured"
+	say "outside the group: $(grep -m1 "permission denied" "$TMP/refused")"
+	grep -q "permission denied: only root and group mgcap may read it" "$TMP/refused" ||
+		bad "refusal: $(cat "$TMP/refused")"
+	wait_gone mgt0 || bad "the capture started for a refused reader stayed"
+
+	# a capture started with mgcap start stays as configured
+	$MGCAP start mgt0 mode drop >/dev/null || return 1
+	as_user wireshark,mgcap dumpcap -i mgcap:mgt0 -a duration:1 -w "$USERDIR/d.pcapng" \
+		>/dev/null 2>&1 || bad "dumpcap on a started capture"
+	sleep 1
+	$MGCAP show mgt0 | grep -q "mode drop" || bad "mgcap start's capture went with its reader"
+
+	# taking the switch away gives the stock libpcap back
+	dpkg -r libpcap0.8-mgcap-system >"$TMP/dpkg" 2>&1 || { cat "$TMP/dpkg"; bad "dpkg -r"; }
+	ldd /usr/bin/dumpcap | grep -q "/mgcap/" && bad "dumpcap still loads the mgcap libpcap"
+	stop_udev
+}
+
+t_tshark_as_a_user() {
+	dumpcap_for_wireshark_group || { bad "dumpcap has no file capabilities"; return 1; }
+	dpkg -i "$MGCAP_DEBS"/libpcap0.8-mgcap-system_*.deb >/dev/null 2>&1 || return 1
+	start_udev || return 1
+	setup 2 || return 1
+	start_until tshark "Capturing on" as_user wireshark,mgcap tshark -n -i mgcap:mgt0 -c 600 \
+		-T fields -e frame.time_epoch -e udp.srcport || return 1
+	wait_captured mgt0 && wait_readers mgt0 || return 1
+	echo "all 300" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_end tshark >/dev/null || bad "tshark failed"
+	n=$(grep -c "	1000[01]$" "$TMP/tshark")
+	say "tshark as a user printed $n frames"
+	[ "$n" = 600 ] || bad "tshark printed $n of 600 frames"
+	dpkg -r libpcap0.8-mgcap-system >/dev/null 2>&1
+	stop_udev
+}
+
+# The unit as systemd would run it (the VM has no systemd as PID 1): checked
+# by systemd-analyze, then its ExecStart with its environment, %I expanded.
+t_mgdump_service_records() {
+	unit=/lib/systemd/system/mgdump@.service
+	systemd-analyze verify "mgdump@mgt0.service" >"$TMP/verify" 2>&1 ||
+		bad "systemd-analyze verify: $(cat "$TMP/verify")"
+	setup 2 || return 1
+	mkdir -p /var/lib/mgcap
+	echo 'MGDUMP_OPTIONS="-c 2000"' >/etc/default/mgdump-mgt0
+	cmd=$(sed -n 's/^ExecStart=//p' "$unit" | sed 's/%I/mgt0/g')
+	env=$(sed -n 's/^Environment=//p' "$unit")
+	( eval "export $env"
+	  for f in $(sed -n 's/^EnvironmentFile=-//p' "$unit" | sed 's/%I/mgt0/g'); do
+		[ -f "$f" ] && { set -a; . "$f"; set +a; }
+	  done
+	  eval "exec $cmd" ) >"$TMP/service" 2>&1 &
+	service=$!
+	wait_captured mgt0 && wait_readers mgt0 || { cat "$TMP/service"; return 1; }
+	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $service || { cat "$TMP/service"; bad "the service's mgdump failed"; }
+	files=$(ls /var/lib/mgcap/mgt0.pcapng*)
+	say "the unit wrote $(echo $files)"
+	$PCAPCHECK $files --queues 2 --count 1000 --snaplen 96 || bad "frames"
+	rm -f /etc/default/mgdump-mgt0 /var/lib/mgcap/mgt0.pcapng*
+}
