@@ -34,7 +34,7 @@ cat "$debs/lintian.txt"
 ! grep -q '^E: ' "$debs/lintian.txt" || fail "lintian reports errors"
 
 step "2. install: DKMS builds for $(echo $kernels)"
-apt-get install -y -q $(for p in $pkgs; do echo "$debs/${p}_${version}_"*.deb; done) \
+apt-get install -y -q --reinstall $(for p in $pkgs; do echo "$debs/${p}_${version}_"*.deb; done) \
 	>"$debs/install.log" 2>&1 || { cat "$debs/install.log"; fail "apt install"; }
 for k in $kernels; do
 	[ "$(vermagic "$k")" = "$k" ] || fail "no module with vermagic $k: '$(vermagic "$k")'"

@@ -25,15 +25,8 @@ as_user() {
 			--groups="$gids" -- "$@")
 }
 
-# udev applies the packages' rule (the queue nodes to group mgcap) from now
-# until stop_udev
-start_udev() {
-	mkdir -p /run/udev && /lib/systemd/systemd-udevd --daemon >/dev/null 2>&1
-}
-stop_udev() {
-	udevadm control --exit 2>/dev/null
-	rm -rf "$USERDIR"
-}
+# (the VM runs udev, which applies the packages' rule: the queue nodes
+# belong to group mgcap)
 
 wait_captured() {	# wait_captured DEV: until DEV is captured (10 s at most)
 	i=0
@@ -68,7 +61,6 @@ t_installed_module_is_built_and_loads_on_demand() {
 
 t_dumpcap_as_a_user_in_the_capture_group() {
 	dumpcap_for_wireshark_group || { bad "dumpcap has no file capabilities"; return 1; }
-	start_udev || return 1
 	insmod "$NIC" queues=4 && ip link set mgt0 up || return 1
 	# dumpcap ignores LD_LIBRARY_PATH: without the switch it cannot see mgcap
 	as_user wireshark,mgcap dumpcap -D >"$TMP/plain" 2>&1
@@ -114,13 +106,12 @@ t_dumpcap_as_a_user_in_the_capture_group() {
 	# taking the switch away gives the stock libpcap back
 	dpkg -r libpcap0.8-mgcap-system >"$TMP/dpkg" 2>&1 || { cat "$TMP/dpkg"; bad "dpkg -r"; }
 	ldd /usr/bin/dumpcap | grep -q "/mgcap/" && bad "dumpcap still loads the mgcap libpcap"
-	stop_udev
+	rm -rf "$USERDIR"
 }
 
 t_tshark_as_a_user() {
 	dumpcap_for_wireshark_group || { bad "dumpcap has no file capabilities"; return 1; }
 	dpkg -i "$MGCAP_DEBS"/libpcap0.8-mgcap-system_*.deb >/dev/null 2>&1 || return 1
-	start_udev || return 1
 	setup 2 || return 1
 	start_until tshark "Capturing on" as_user wireshark,mgcap tshark -n -i mgcap:mgt0 -c 600 \
 		-T fields -e frame.time_epoch -e udp.srcport || return 1
@@ -131,7 +122,7 @@ t_tshark_as_a_user() {
 	say "tshark as a user printed $n frames"
 	[ "$n" = 600 ] || bad "tshark printed $n of 600 frames"
 	dpkg -r libpcap0.8-mgcap-system >/dev/null 2>&1
-	stop_udev
+	rm -rf "$USERDIR"
 }
 
 # The unit as systemd would run it (the VM has no systemd as PID 1): checked
