@@ -23,12 +23,12 @@ static const struct tool_help help = {
 
 static void test_getopt_spec(void)
 {
-	char shortopts[3 * TOOL_ARRAY_SIZE(opts) + 2];
-	struct option lo[TOOL_ARRAY_SIZE(opts) + 1];
+	struct tool_getopt g;
+	struct option *lo = g.longopts;
 	struct tool_help first = help;
 
-	tool_getopt_spec(&help, shortopts, lo);
-	CU_ASSERT_STRING_EQUAL(shortopts, "w:q");
+	tool_getopt_spec(&help, &g);
+	CU_ASSERT_STRING_EQUAL(g.shortopts, "w:q");
 	CU_ASSERT_STRING_EQUAL(lo[0].name, "write");
 	CU_ASSERT_EQUAL(lo[0].has_arg, required_argument);
 	CU_ASSERT_EQUAL(lo[0].val, 'w');
@@ -39,8 +39,8 @@ static void test_getopt_spec(void)
 	CU_ASSERT_EQUAL(lo[4].val, 0);
 
 	first.options_first = 1;
-	tool_getopt_spec(&first, shortopts, lo);
-	CU_ASSERT_STRING_EQUAL(shortopts, "+w:q");
+	tool_getopt_spec(&first, &g);
+	CU_ASSERT_STRING_EQUAL(g.shortopts, "+w:q");
 }
 
 static void test_usage(void)

@@ -5,11 +5,9 @@
 #include "commands.h"
 #include "options.h"
 
-enum { OPT_VERSION = OPT_LONG_ONLY };
-
 static const struct tool_option setmode_options[] = {
-	{ 'h', "help", NULL, "show this help" },
-	{ OPT_VERSION, "version", NULL, "show the version" },
+	TOOL_OPTION_HELP,
+	TOOL_OPTION_VERSION,
 	{ 0 },
 };
 
@@ -23,18 +21,10 @@ static const struct tool_help setmode_help = {
 
 int main(int argc, char **argv)
 {
-	struct option lo[TOOL_ARRAY_SIZE(setmode_options) + 1];
-	char shortopts[3 * TOOL_ARRAY_SIZE(setmode_options) + 2];
-	int c;
+	struct tool_getopt g = { 0 };
 
-	tool_getopt_spec(&setmode_help, shortopts, lo);
-	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
-		switch (c) {
-		case 'h': tool_usage(stdout, &setmode_help); return 0;
-		case OPT_VERSION: tool_version(&setmode_help); return 0;
-		default: return 2;	/* getopt said which */
-		}
-	}
+	if (tool_getopt(argc, argv, &setmode_help, &g) != -1)
+		return 2;	/* getopt said which */
 	if (argc - optind != 2) {
 		fprintf(stderr, "mgcap-setmode: want DEV and a mode (see mgcap-setmode --help)\n");
 		return 2;

@@ -23,12 +23,10 @@ static const struct tool_command mgcap_commands[] = {
 	{ NULL },
 };
 
-enum { OPT_VERSION = OPT_LONG_ONLY };
-
 static const struct tool_option mgcap_options[] = {
 	{ 'j', "json", NULL, "show prints JSON" },
-	{ 'h', "help", NULL, "show this help" },
-	{ OPT_VERSION, "version", NULL, "show the version" },
+	TOOL_OPTION_HELP,
+	TOOL_OPTION_VERSION,
 	{ 0 },
 };
 
@@ -45,19 +43,14 @@ static const struct tool_help mgcap_help = {
 
 int main(int argc, char **argv)
 {
-	struct option lo[TOOL_ARRAY_SIZE(mgcap_options) + 1];
-	char shortopts[3 * TOOL_ARRAY_SIZE(mgcap_options) + 2];
+	struct tool_getopt g = { 0 };
 	int json = 0, c;
 	const char *cmd;
 
-	tool_getopt_spec(&mgcap_help, shortopts, lo);
-	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = 1; break;
-		case 'h': tool_usage(stdout, &mgcap_help); return 0;
-		case OPT_VERSION: tool_version(&mgcap_help); return 0;
-		default: return 2;	/* getopt said which */
-		}
+	while ((c = tool_getopt(argc, argv, &mgcap_help, &g)) != -1) {
+		if (c != 'j')
+			return 2;	/* getopt said which */
+		json = 1;
 	}
 	argc -= optind;
 	argv += optind;

@@ -459,7 +459,7 @@ static int write_loop(struct dump_output *out)
 	return ret;
 }
 
-enum { OPT_CPUS = OPT_LONG_ONLY, OPT_WRITER_CPU, OPT_MERGED, OPT_VERSION };
+enum { OPT_CPUS = OPT_LONG_ONLY, OPT_WRITER_CPU, OPT_MERGED };
 
 static const struct tool_option mgdump_options[] = {
 	{ 'i', "interface", "DEV", "DEV's mgcap queues, else the libpcap device; mgcap:DEV starts a capture" },
@@ -475,8 +475,8 @@ static const struct tool_option mgdump_options[] = {
 	{ OPT_WRITER_CPU, "writer-cpu", "N", "the CPU for the writer thread" },
 	{ OPT_MERGED, "merged", NULL, "one interface, every queue in time-stamp order" },
 	{ 'q', "quiet", NULL, "no status line" },
-	{ 'h', "help", NULL, "show this help" },
-	{ OPT_VERSION, "version", NULL, "show the version" },
+	TOOL_OPTION_HELP,
+	TOOL_OPTION_VERSION,
 	{ 0 },
 };
 
@@ -509,15 +509,13 @@ static int parse_cpus(const char *s)
 
 static int parse_args(int argc, char **argv)
 {
-	struct option lo[TOOL_ARRAY_SIZE(mgdump_options) + 1];
-	char shortopts[3 * TOOL_ARRAY_SIZE(mgdump_options) + 2];
+	struct tool_getopt g = { 0 };
 	static char filter[4096];
 	uint32_t v;
 	uint64_t mb;
 	int c;
 
-	tool_getopt_spec(&mgdump_help, shortopts, lo);
-	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+	while ((c = tool_getopt(argc, argv, &mgdump_help, &g)) != -1) {
 		switch (c) {
 		case 'i': opt.dev = optarg; break;
 		case 'w': opt.path = optarg; break;
@@ -560,8 +558,6 @@ static int parse_args(int argc, char **argv)
 		case OPT_MERGED: opt.merged = 1; break;
 		case 'd': opt.decap = 1; break;
 		case 'q': opt.quiet = 1; break;
-		case 'h': tool_usage(stdout, &mgdump_help); exit(0);
-		case OPT_VERSION: tool_version(&mgdump_help); exit(0);
 		default: return -1;	/* getopt said which */
 		}
 	}

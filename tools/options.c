@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "options.h"
@@ -7,14 +8,21 @@
 /* the column where descriptions start, as in GNU tools' --help */
 #define HELP_COLUMN	26
 
-void tool_getopt_spec(const struct tool_help *h, char *shortopts, struct option *longopts)
+static int is_short(int key)
+{
+	return key < TOOL_OPT_VERSION;
+}
+
+void tool_getopt_spec(const struct tool_help *h, struct tool_getopt *g)
 {
 	const struct tool_option *opts;
+	char *shortopts = g->shortopts;
+	struct option *longopts = g->longopts;
 
 	if (h->options_first)
 		*shortopts++ = '+';
 	for (opts = h->options; opts->key; opts++, longopts++) {
-		if (opts->key < OPT_LONG_ONLY) {
+		if (is_short(opts->key)) {
 			*shortopts++ = (char)opts->key;
 			if (opts->arg)
 				*shortopts++ = ':';
@@ -24,6 +32,24 @@ void tool_getopt_spec(const struct tool_help *h, char *shortopts, struct option 
 	}
 	*shortopts = '\0';
 	*longopts = (struct option){ 0 };
+}
+
+int tool_getopt(int argc, char **argv, const struct tool_help *h, struct tool_getopt *g)
+{
+	int c;
+
+	if (!g->longopts[0].name)
+		tool_getopt_spec(h, g);
+	c = getopt_long(argc, argv, g->shortopts, g->longopts, NULL);
+	if (c == 'h') {
+		tool_usage(stdout, h);
+		exit(0);
+	}
+	if (c == TOOL_OPT_VERSION) {
+		printf("%s (mgcap) %s\n", h->name, PACKAGE_VERSION);
+		exit(0);
+	}
+	return c;
 }
 
 static void item(FILE *f, const char *left, const char *help)
@@ -53,7 +79,7 @@ void tool_usage(FILE *f, const struct tool_help *h)
 	}
 	fputs("\nOptions:\n", f);
 	for (o = h->options; o->key; o++) {
-		if (o->key < OPT_LONG_ONLY)
+		if (is_short(o->key))
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->key, o->name,
 				 o->arg ? " " : "", o->arg ? o->arg : "");
 		else
@@ -72,16 +98,11 @@ const char *tool_option_spelling(const struct tool_option *opts, int key)
 	for (; opts->key; opts++) {
 		if (opts->key != key)
 			continue;
-		if (key < OPT_LONG_ONLY)
+		if (is_short(key))
 			snprintf(s, sizeof(s), "-%c", key);
 		else
 			snprintf(s, sizeof(s), "--%s", opts->name);
 		return s;
 	}
 	return "?";
-}
-
-void tool_version(const struct tool_help *h)
-{
-	printf("%s (mgcap) %s\n", h->name, PACKAGE_VERSION);
 }

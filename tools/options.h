@@ -15,9 +15,13 @@ struct tool_option {
 	const char *arg;	/* the argument's name; NULL when it takes none */
 	const char *help;	/* what it does, one line */
 };
-#define OPT_LONG_ONLY	256
-
-#define TOOL_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/* keys: short letters are below 256; --version and each tool's long-only ones above */
+#define TOOL_OPT_VERSION	256
+#define OPT_LONG_ONLY		257
+/* every tool has these two; tool_getopt() answers them */
+#define TOOL_OPTION_HELP	{ 'h', "help", NULL, "show this help" }
+#define TOOL_OPTION_VERSION	{ TOOL_OPT_VERSION, "version", NULL, "show the version" }
+#define TOOL_OPTIONS_MAX	32
 
 /* A subcommand (mgcap start ...), listed the same way. */
 struct tool_command {
@@ -36,19 +40,25 @@ struct tool_help {
 	int options_first;		/* options end at the command, as with ip(8) */
 };
 
+/* getopt_long's arguments for a tool's options */
+struct tool_getopt {
+	char shortopts[3 * TOOL_OPTIONS_MAX + 2];
+	struct option longopts[TOOL_OPTIONS_MAX + 1];
+};
+
+void tool_getopt_spec(const struct tool_help *h, struct tool_getopt *g);
+
 /*
- * getopt_long's short option string and long options for @h; the arrays
- * must hold 3 bytes and one entry per option, plus two.
+ * getopt_long() over @h's options (@g is filled at the first call): the next
+ * key, -1 at the end, '?' for a bad option (getopt said which).  --help and
+ * --version are answered here: the text, then exit(0).
  */
-void tool_getopt_spec(const struct tool_help *h, char *shortopts, struct option *longopts);
+int tool_getopt(int argc, char **argv, const struct tool_help *h, struct tool_getopt *g);
 
 /* The --help text. */
 void tool_usage(FILE *f, const struct tool_help *h);
 
 /* "-x" or "--name" for a key, as an error message names the option. */
 const char *tool_option_spelling(const struct tool_option *opts, int key);
-
-/* "PROGRAM (mgcap) VERSION" */
-void tool_version(const struct tool_help *h);
 
 #endif /* MGCAP_OPTIONS_H */

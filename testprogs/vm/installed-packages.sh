@@ -28,20 +28,14 @@ as_user() {
 # (the VM runs udev, which applies the packages' rule: the queue nodes
 # belong to group mgcap)
 
-wait_captured() {	# wait_captured DEV: until DEV is captured (10 s at most)
+# wait_node DEV there|gone: until DEV's first queue node is there, or gone
+# (10 s at most: more than the 5 s a capture waits for its first reader)
+wait_node() {
 	i=0
-	until [ -e "/dev/mgcap/$1@0" ]; do
+	until if [ "$2" = there ]; then [ -e "/dev/mgcap/$1@0" ]; else [ ! -e "/dev/mgcap/$1@0" ]; fi
+	do
 		i=$((i + 1))
 		[ $i -gt 100 ] && return 1
-		sleep 0.1
-	done
-}
-
-wait_gone() {	# wait_gone DEV: until DEV is not captured (8 s at most)
-	i=0
-	while [ -e "/dev/mgcap/$1@0" ]; do
-		i=$((i + 1))
-		[ $i -gt 80 ] && return 1
 		sleep 0.1
 	done
 }
@@ -88,7 +82,7 @@ t_dumpcap_as_a_user_in_the_capture_group() {
 	capinfos "$USERDIR/out.pcapng" >"$TMP/capinfos" || return 1
 	grep -q "nanoseconds (9)" "$TMP/capinfos" || { cat "$TMP/capinfos"; bad "not nanoseconds"; }
 	$PCAPCHECK "$USERDIR/out.pcapng" --queues 4 --count 1000 || bad "frames"
-	wait_gone mgt0 || bad "the capture outlived its last reader"
+	wait_node mgt0 gone || bad "the capture outlived its last reader"
 
 	# outside group mgcap: refused, saying why, and the capture it started goes
 	as_user wireshark dumpcap -i mgcap:mgt0 -c 1 -w "$USERDIR/no.pcapng" >"$TMP/refused" 2>&1 &&
@@ -96,7 +90,7 @@ t_dumpcap_as_a_user_in_the_capture_group() {
 	say "outside the group: $(grep -m1 "permission denied" "$TMP/refused")"
 	grep -q "permission denied: only root and group mgcap may read it" "$TMP/refused" ||
 		bad "refusal: $(cat "$TMP/refused")"
-	wait_gone mgt0 || bad "the capture started for a refused reader stayed"
+	wait_node mgt0 gone || bad "the capture started for a refused reader stayed"
 
 	# a capture started with mgcap start stays as configured
 	$MGCAP start mgt0 mode drop >/dev/null || return 1
@@ -117,7 +111,7 @@ t_tshark_as_a_user() {
 	setup 2 || return 1
 	start_until tshark "Capturing on" as_user wireshark,mgcap tshark -n -i mgcap:mgt0 -c 600 \
 		-T fields -e frame.time_epoch -e udp.srcport || return 1
-	wait_captured mgt0 && wait_readers mgt0 || return 1
+	wait_node mgt0 there && wait_readers mgt0 || return 1
 	echo "all 300" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_end tshark >/dev/null || bad "tshark failed"
 	n=$(grep -c "	1000[01]$" "$TMP/tshark")
@@ -144,7 +138,7 @@ t_mgdump_service_records() {
 	  done
 	  eval "exec $cmd" ) >"$TMP/service" 2>&1 &
 	service=$!
-	wait_captured mgt0 && wait_readers mgt0 || { cat "$TMP/service"; return 1; }
+	wait_node mgt0 there && wait_readers mgt0 || { cat "$TMP/service"; return 1; }
 	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait $service || { cat "$TMP/service"; bad "the service's mgdump failed"; }
 	files=$(ls /var/lib/mgcap/mgt0.pcapng*)
