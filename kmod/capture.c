@@ -106,8 +106,13 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 	int err;
 
 	ASSERT_RTNL();
-	if (mgcap_capture_find(dev)) {
-		NL_SET_ERR_MSG(extack, "device is already captured");
+	cap = mgcap_capture_find(dev);
+	if (cap) {
+		if (cap->autostop)
+			NL_SET_ERR_MSG(extack,
+				       "device is already captured, for its readers: it stops once they closed");
+		else
+			NL_SET_ERR_MSG(extack, "device is already captured");
 		return -EEXIST;
 	}
 	if (dev->type != ARPHRD_ETHER) {

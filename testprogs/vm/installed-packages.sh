@@ -77,6 +77,8 @@ t_dumpcap_as_a_user_in_the_capture_group() {
 	# dumpcap's default buffer is 2 MiB: the ring of each queue is that
 	$MGCAP show mgt0 | grep -q "ring 2048 KiB, snaplen [0-9]*, stops with its last reader" ||
 		bad "not a capture for its reader: $($MGCAP show mgt0 | head -n 1)"
+	out=$($MGCAP start mgt0 2>&1) && bad "mgcap start took over a capture for a reader"
+	echo "$out" | grep -q "already captured, for its readers" || bad "mgcap start: '$out'"
 	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_end dumpcap || bad "dumpcap failed"
 	capinfos "$USERDIR/out.pcapng" >"$TMP/capinfos" || return 1
