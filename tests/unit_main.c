@@ -21,6 +21,7 @@ int main(void)
 	register_erspan_tests();
 	register_dump_output_tests();
 	register_options_tests();
+	register_clock_tests();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

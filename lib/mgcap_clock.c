@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgcap_clock.h"
+
+void mgcap_clock_init(struct mgcap_clock *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+static void add_interval(struct mgcap_clock *c, const struct mgcap_clock_interval *iv)
+{
+	if (c->n_iv == MGCAP_CLOCK_INTERVALS) {
+		memmove(&c->iv[0], &c->iv[1], (MGCAP_CLOCK_INTERVALS - 1) * sizeof(c->iv[0]));
+		c->n_iv--;
+	}
+	c->iv[c->n_iv++] = *iv;
+}
+
+/*
+ * The interval from the last sample to (@sys, @phc, @half), on the line
+ * through both, if the arithmetic can carry it: the PHC advanced at most
+ * 2^32 ns and the two clocks' rates differ by less than half.
+ */
+static void add_line(struct mgcap_clock *c, int64_t sys, int64_t phc, double bound)
+{
+	struct mgcap_clock_interval iv;
+	int64_t dphc = phc - c->last_phc, dsys = sys - c->last_sys;
+
+	if (dphc <= 0 || dphc > (1LL << 32) || llabs(dsys - dphc) > dphc / 2 || !(bound < 1e18))
+		return;
+	iv.phc_a = c->last_phc;
+	iv.phc_b = phc;
+	iv.min_phc = c->have_step && c->before_step >= iv.phc_a ? c->before_step + 1 : iv.phc_a;
+	iv.sys_a = c->last_sys;
+	iv.slope = (int64_t)(((__int128)(dsys - dphc) << 32) / dphc);
+	iv.bound_ns = (uint64_t)ceil(bound) + 1;	/* + the shift's rounding */
+	add_interval(c, &iv);
+}
+
+int mgcap_clock_add_sample(struct mgcap_clock *c, const struct mgcap_clock_sample *s)
+{
+	int64_t window = s->sys_after - s->sys_before;
+	int64_t sys, half, dphc, dsys, elapsed;
+	double moved, unc, stray;
+	int step = 0;
+
+	if (window < 0)
+		return -1;
+	sys = s->sys_before + window / 2;
+	half = (window + 1) / 2;
+	c->samples++;
+	c->last_window = window;
+	if (!c->have_last)
+		goto rebase;
+
+	dphc = s->phc - c->last_phc;
+	dsys = sys - c->last_sys;
+	/* how far the offset sys - phc moved beyond what the drift model says */
+	moved = (double)(dsys - dphc);
+	unc = (c->have_rate ? c->rate_unc : MGCAP_CLOCK_MAX_RATE) * fabs((double)dphc);
+	stray = fabs(moved - (c->have_rate ? c->rate * (double)dphc : 0.0));
+	step = dphc <= 0 || dsys <= 0 || stray > (double)(half + c->last_half) + unc;
+	if (!step) {
+		add_line(c, sys, s->phc, (double)(half > c->last_half ? half : c->last_half) +
+			 stray + unc);
+		c->rate = ((double)(sys - s->phc) - (double)(c->base_sys - c->base_phc)) /
+			  (double)(s->phc - c->base_phc);
+		c->rate_unc = (double)(half + c->base_half) / (double)(s->phc - c->base_phc);
+		c->have_rate = 1;
+		c->last_sys = sys;
+		c->last_phc = s->phc;
+		c->last_half = half;
+		c->last_mono = s->mono;
+		return 0;
+	}
+
+	/*
+	 * A step of either clock.  No PHC value read before it exceeds the last
+	 * sample's plus the time that can have passed since, at the fastest
+	 * rate: stamps up to there may be from before it, and are refused.
+	 */
+	c->steps++;
+	elapsed = s->mono - c->last_mono + half + c->last_half;
+	c->before_step = c->last_phc + (int64_t)ceil((double)elapsed * (1 + MGCAP_CLOCK_MAX_RATE)) + 1;
+	c->have_step = 1;
+	/*
+	 * The interval across the step converts on its line, which strays from
+	 * either side's truth by no more than the sample did.
+	 */
+	c->n_iv = 0;
+	add_line(c, sys, s->phc, (double)(half > c->last_half ? half : c->last_half) +
+		 stray + unc);
+	if (c->n_iv)
+		c->iv[0].min_phc = c->iv[0].phc_a;
+rebase:
+	c->have_last = 1;
+	c->last_sys = c->base_sys = sys;
+	c->last_phc = c->base_phc = s->phc;
+	c->last_half = c->base_half = half;
+	c->last_mono = s->mono;
+	c->have_rate = 0;
+	return step;
+}
+
+int mgcap_clock_convert(const struct mgcap_clock *c, int64_t phc, uint64_t max_bound_ns,
+			int64_t *sys, uint64_t *bound_ns)
+{
+	const struct mgcap_clock_interval *iv;
+	unsigned int i = c->n_iv;
+	int64_t d;
+
+	/* the newest interval that holds it: stamps arrive a little after their time */
+	for (;;) {
+		if (i == 0)
+			return -1;
+		iv = &c->iv[--i];
+		if (phc > iv->phc_b)
+			return -1;
+		if (phc >= iv->phc_a)
+			break;
+	}
+	if (phc < iv->min_phc || iv->bound_ns > max_bound_ns)
+		return -1;
+	d = phc - iv->phc_a;
+	*sys = iv->sys_a + d + (int64_t)(((__int128)d * iv->slope) >> 32);
+	*bound_ns = iv->bound_ns;
+	return 0;
+}
