@@ -542,8 +542,10 @@ static int open_queues(pcap_t *p)
 		    !mgcap_source_has_queue(&pm->src, nodes[i].queue))
 			continue;
 		if (open_queue(&q->r, nodes[i].devnode, started, err, sizeof(err)) < 0) {
+			int saved = errno;
+
 			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: %s", p->opt.device, err);
-			status = errno == EACCES || errno == EPERM ? PCAP_ERROR_PERM_DENIED : PCAP_ERROR;
+			status = saved == EACCES || saved == EPERM ? PCAP_ERROR_PERM_DENIED : PCAP_ERROR;
 			break;
 		}
 		pm->merge.n = ++n;	/* so that cleanup closes it */

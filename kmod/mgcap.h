@@ -94,15 +94,17 @@ static inline struct mgcap_ring *mgcap_ring_owner(struct mgcap_ring *ring)
 
 /*
  * A capture started for a reader (MGCAP_ATTR_AUTOSTOP) stops once no reader
- * has any of its queues open: when its last reader closes, or when none
- * opened one within MGCAP_AUTOSTOP_GRACE of the start (the starter died or
- * was refused).  Shared by the capture and its rings, which readers may hold
- * after it stopped.
+ * has any of its queues open: MGCAP_AUTOSTOP_LINGER after its last reader
+ * closed (a program that probes a device, then captures, finds it still
+ * there), or when none opened one within MGCAP_AUTOSTOP_GRACE of the start
+ * (the starter died or was refused).  Shared by the capture and its rings,
+ * which readers may hold after it stopped.
  */
 #define MGCAP_AUTOSTOP_GRACE	(5 * HZ)
+#define MGCAP_AUTOSTOP_LINGER	HZ
 struct mgcap_autostop {
 	struct kref ref;		/* the capture's, each ring's, a queued stop's */
-	atomic_t readers;		/* open readers of every queue */
+	atomic_t readers;		/* open readers of every queue; INT_MIN: stopping */
 	struct delayed_work stop;	/* under RTNL */
 };
 

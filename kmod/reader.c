@@ -77,6 +77,12 @@ struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring)
 			mine = ERR_PTR(-EBUSY);
 			goto out;
 		}
+		/* a place is free: a capture for its readers must not be stopping */
+		if ((!ring->first_reader || spare) && ring->autostop &&
+		    !atomic_inc_unless_negative(&ring->autostop->readers)) {
+			mine = ERR_PTR(-ENODEV);
+			goto out;
+		}
 		if (!ring->first_reader) {
 			mgcap_ring_clear_reader_error(ring);
 			ring->first_reader = true;
@@ -96,8 +102,6 @@ struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring)
 	}
 	mgcap_reader_set_opener(mine);
 	WRITE_ONCE(ring->num_readers, ring->num_readers + 1);
-	if (ring->autostop)
-		atomic_inc(&ring->autostop->readers);
 out:
 	mutex_unlock(&ring->readers_lock);
 	/* not needed after all: the first reader's place came free, or no place */
@@ -139,7 +143,7 @@ void mgcap_reader_close(struct mgcap_ring *mine)
 	WRITE_ONCE(ring->num_readers, ring->num_readers - 1);
 	/* the last reader of the whole capture */
 	if (ring->autostop && atomic_dec_and_test(&ring->autostop->readers))
-		mgcap_autostop_schedule(ring->autostop, 0);
+		mgcap_autostop_schedule(ring->autostop, MGCAP_AUTOSTOP_LINGER);
 	mutex_unlock(&ring->readers_lock);
 
 	if (mine != ring) {
@@ -193,8 +197,9 @@ static void mgcap_autostop_work(struct work_struct *work)
 
 	rtnl_lock();
 	list_for_each_entry(cap, &mgcap_captures, list) {
+		/* no reader, and none can come: opens fail once this is negative */
 		if (cap->autostop == as) {
-			if (!atomic_read(&as->readers))
+			if (atomic_cmpxchg(&as->readers, 0, INT_MIN) == 0)
 				mgcap_capture_stop(cap);
 			break;
 		}

@@ -35,8 +35,8 @@ static void add_line(struct mgcap_clock *c, int64_t sys, int64_t phc, double bou
 	iv.phc_b = phc;
 	iv.min_phc = c->have_step && c->before_step >= iv.phc_a ? c->before_step + 1 : iv.phc_a;
 	iv.sys_a = c->last_sys;
-	iv.slope = (int64_t)(((__int128)(dsys - dphc) << 32) / dphc);
-	iv.bound_ns = (uint64_t)ceil(bound) + 1;	/* + the shift's rounding */
+	iv.slope = (int64_t)((__int128)(dsys - dphc) * ((__int128)1 << 32) / dphc);
+	iv.bound_ns = (uint64_t)ceil(bound) + 2;	/* + the slope's and the shift's rounding */
 	add_interval(c, &iv);
 }
 
@@ -84,7 +84,9 @@ int mgcap_clock_add_sample(struct mgcap_clock *c, const struct mgcap_clock_sampl
 	 */
 	c->steps++;
 	elapsed = s->mono - c->last_mono + half + c->last_half;
-	c->before_step = c->last_phc + (int64_t)ceil((double)elapsed * (1 + MGCAP_CLOCK_MAX_RATE)) + 1;
+	/* (CLOCK_MONOTONIC may itself be slewed by up to 500 ppm) */
+	c->before_step = c->last_phc +
+			 (int64_t)ceil((double)elapsed * (1 + MGCAP_CLOCK_MAX_RATE + 5e-4)) + 1;
 	c->have_step = 1;
 	/*
 	 * The interval across the step converts on its line, which strays from

@@ -32,7 +32,11 @@ struct mgcap_clock_sample {
 				 * time passed across a step of either clock */
 };
 
-/* Intervals kept, for stamps read after later samples were taken. */
+/*
+ * Intervals kept, for stamps read after later samples were taken.  Samples
+ * must come less than 2^32 ns (4.29 s) apart: a longer interval is not
+ * converted.
+ */
 #define MGCAP_CLOCK_INTERVALS	16
 /* The largest frequency error a PHC may have against system time (1000 ppm). */
 #define MGCAP_CLOCK_MAX_RATE	1e-3

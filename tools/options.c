@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ void tool_getopt_spec(const struct tool_help *h, struct tool_getopt *g)
 	if (h->options_first)
 		*shortopts++ = '+';
 	for (opts = h->options; opts->key; opts++, longopts++) {
+		assert(longopts < g->longopts + TOOL_OPTIONS_MAX);
 		if (is_short(opts->key)) {
 			*shortopts++ = (char)opts->key;
 			if (opts->arg)

@@ -58,6 +58,7 @@ t_dumpcap_as_a_user_in_the_capture_group() {
 	insmod "$NIC" queues=4 && ip link set mgt0 up || return 1
 	# dumpcap ignores LD_LIBRARY_PATH: without the switch it cannot see mgcap
 	as_user wireshark,mgcap dumpcap -D >"$TMP/plain" 2>&1
+	grep -q "^[0-9]*\. mgt0$" "$TMP/plain" || bad "dumpcap -D: $(cat "$TMP/plain")"
 	! grep -q "mgcap:" "$TMP/plain" || bad "dumpcap saw mgcap without the switch"
 	dpkg -i "$MGCAP_DEBS"/libpcap0.8-mgcap-system_*.deb >"$TMP/dpkg" 2>&1 ||
 		{ cat "$TMP/dpkg"; bad "cannot install libpcap0.8-mgcap-system"; return 1; }
@@ -130,7 +131,8 @@ t_mgdump_service_records() {
 	systemd-analyze verify "mgdump@mgt0.service" >"$TMP/verify" 2>&1 ||
 		bad "systemd-analyze verify: $(cat "$TMP/verify")"
 	setup 2 || return 1
-	mkdir -p /var/lib/mgcap
+	[ "$(stat -c '%U:%G %a' /var/lib/mgcap)" = "root:mgcap 750" ] ||
+		bad "/var/lib/mgcap: $(stat -c '%U:%G %a' /var/lib/mgcap 2>&1)"
 	echo 'MGDUMP_OPTIONS="-c 2000"' >/etc/default/mgdump-mgt0
 	cmd=$(sed -n 's/^ExecStart=//p' "$unit" | sed 's/%I/mgt0/g')
 	env=$(sed -n 's/^Environment=//p' "$unit")
@@ -138,7 +140,7 @@ t_mgdump_service_records() {
 	  for f in $(sed -n 's/^EnvironmentFile=-//p' "$unit" | sed 's/%I/mgt0/g'); do
 		[ -f "$f" ] && { set -a; . "$f"; set +a; }
 	  done
-	  eval "exec $cmd" ) >"$TMP/service" 2>&1 &
+	  eval "exec timeout 120 $cmd" ) >"$TMP/service" 2>&1 &
 	service=$!
 	wait_node mgt0 there && wait_readers mgt0 || { cat "$TMP/service"; return 1; }
 	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
