@@ -57,7 +57,9 @@ MGCAP_INSTALLED=1 MGCAP_DEBS=$debs KERNELS="$kernels" abs_top_builddir=$top \
 	abs_top_srcdir=$top sh tests/vm-tests.sh
 
 step "5. purge"
-apt-get purge -y -q $pkgs >"$debs/purge.log" 2>&1 || { cat "$debs/purge.log"; fail "purge"; }
+# (dpkg: apt knows no package it never installed, such as the opt-in one)
+dpkg --purge $pkgs libpcap0.8-mgcap-system >"$debs/purge.log" 2>&1 ||
+	{ cat "$debs/purge.log"; fail "purge"; }
 left=$(dpkg -l $pkgs libpcap0.8-mgcap-system 2>/dev/null | grep '^[a-z][a-z] ' | grep -v '^un ' || true)
 [ -z "$left" ] || fail "dpkg still knows: $left"
 for f in /usr/src/mgcap-"$version" /var/lib/dkms/mgcap /var/lib/mgcap /etc/default/mgdump \
