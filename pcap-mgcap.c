@@ -28,6 +28,7 @@
 
 #include "pcap-int.h"
 #include "pcap-mgcap.h"
+#include "mgcap_adapter.h"
 #include "mgcap_hwtstamp.h"
 #include "mgcap_merge.h"
 #include "mgcap_nl.h"
@@ -54,7 +55,10 @@ struct pcap_mgcap {
 	int nonblock;
 	int nano;		/* nanosecond precision */
 	int hwts_restore;	/* put hwts_saved back at close */
+	int on_close_list;	/* pcap_add_to_pcaps_to_close(): closed at exit() too */
 	struct hwtstamp_config hwts_saved;
+	int adapter;		/* PCAP_TSTAMP_ADAPTER: stamps converted through... */
+	struct mgcap_adapter conv;	/* ... this, the rings gated for it */
 };
 
 static uint64_t monotonic_ns(void)
@@ -83,21 +87,24 @@ struct stamp_second {
 
 /*
  * Hands one record to the callback, filtered; 1 if it was delivered.  Once
- * per packet, so inlined into the read loops, with @nano (what activate()
- * set) a constant there.
+ * per packet, so inlined into the read loops, with @nano and @adapter (what
+ * activate() set) constants there.
  */
 static inline __attribute__((always_inline))
-int deliver(pcap_t *p, const struct mgcap_rec *rec, int nano, struct stamp_second *second,
-	    pcap_handler cb, u_char *user)
+int deliver(pcap_t *p, const struct mgcap_rec *rec, int nano, int adapter,
+	    struct stamp_second *second, pcap_handler cb, u_char *user)
 {
 	struct pcap_pkthdr h;
+	uint64_t ns;
 	uint32_t frac;
 
-	if (rec->tstamp_ns - second->start_ns >= 1000000000ULL) {
-		second->sec = rec->tstamp_ns / 1000000000ULL;
+	ns = adapter ? mgcap_adapter_stamp(&((struct pcap_mgcap *)p->priv)->conv, rec) :
+		       rec->tstamp_ns;
+	if (ns - second->start_ns >= 1000000000ULL) {
+		second->sec = ns / 1000000000ULL;
 		second->start_ns = second->sec * 1000000000ULL;
 	}
-	frac = (uint32_t)(rec->tstamp_ns - second->start_ns);
+	frac = (uint32_t)(ns - second->start_ns);
 	/*
 	 * No clamp to the snaplen: once MGCAP_IOC_SET_SNAPLEN has returned, the
 	 * kernel publishes no longer record, and activate() discarded older ones.
@@ -119,7 +126,7 @@ int deliver(pcap_t *p, const struct mgcap_rec *rec, int nano, struct stamp_secon
  * record costs a bounds check and a padding check only.
  */
 static inline __attribute__((always_inline))
-int deliver_one_queue(pcap_t *p, int max, int nano, pcap_handler cb, u_char *user)
+int deliver_one_queue(pcap_t *p, int max, int nano, int adapter, pcap_handler cb, u_char *user)
 {
 	struct pcap_mgcap *pm = p->priv;
 	struct mgcap_reader *r = &pm->queues[0].r;
@@ -139,7 +146,7 @@ int deliver_one_queue(pcap_t *p, int max, int nano, pcap_handler cb, u_char *use
 			if (rec->flags & MGCAP_REC_F_PAD)
 				break;
 			cur += rec->rec_len;
-			left -= deliver(p, rec, nano, &second, cb, user);
+			left -= deliver(p, rec, nano, adapter, &second, cb, user);
 			stop = p->break_loop || !left;
 			if (stop)
 				break;
@@ -151,17 +158,40 @@ int deliver_one_queue(pcap_t *p, int max, int nano, pcap_handler cb, u_char *use
 	return max - left;
 }
 
-/* one loop for each precision, each with the registers to itself */
+/* one loop for each precision and time source, each with the registers to itself */
 static __attribute__((noinline))
 int deliver_one_queue_nsec(pcap_t *p, int max, pcap_handler cb, u_char *user)
 {
-	return deliver_one_queue(p, max, 1, cb, user);
+	return deliver_one_queue(p, max, 1, 0, cb, user);
 }
 
 static __attribute__((noinline))
 int deliver_one_queue_usec(pcap_t *p, int max, pcap_handler cb, u_char *user)
 {
-	return deliver_one_queue(p, max, 0, cb, user);
+	return deliver_one_queue(p, max, 0, 0, cb, user);
+}
+
+static __attribute__((noinline))
+int deliver_one_queue_nsec_adapter(pcap_t *p, int max, pcap_handler cb, u_char *user)
+{
+	return deliver_one_queue(p, max, 1, 1, cb, user);
+}
+
+static __attribute__((noinline))
+int deliver_one_queue_usec_adapter(pcap_t *p, int max, pcap_handler cb, u_char *user)
+{
+	return deliver_one_queue(p, max, 0, 1, cb, user);
+}
+
+static int deliver_one(pcap_t *p, int max, pcap_handler cb, u_char *user)
+{
+	struct pcap_mgcap *pm = p->priv;
+
+	if (pm->adapter)
+		return pm->nano ? deliver_one_queue_nsec_adapter(p, max, cb, user) :
+				  deliver_one_queue_usec_adapter(p, max, cb, user);
+	return pm->nano ? deliver_one_queue_nsec(p, max, cb, user) :
+			  deliver_one_queue_usec(p, max, cb, user);
 }
 
 /* Up to @max records of several queues in stamp order; *@wait_ns as mgcap_merge_next(). */
@@ -175,11 +205,25 @@ static int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *wait_ns,
 	int n = 0;
 
 	while (n < max && (rec = mgcap_merge_next(&pm->merge, now, &q, wait_ns)) != NULL) {
-		n += deliver(p, rec, pm->nano, &second, cb, user);
+		n += deliver(p, rec, pm->nano, pm->adapter, &second, cb, user);
 		if (p->break_loop)
 			break;
 	}
 	return n;
+}
+
+/*
+ * Lets the rings' new records through their gates, then samples the clock:
+ * every record read afterwards lies between two samples.
+ */
+static void adapter_sample(struct pcap_mgcap *pm, uint64_t now)
+{
+	int moved = 0;
+	size_t i;
+
+	for (i = 0; i < pm->merge.n; i++)
+		moved |= mgcap_reader_open_gate(&pm->queues[i].r);
+	(void)mgcap_adapter_sample(&pm->conv, moved, now);
 }
 
 static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
@@ -204,10 +248,10 @@ static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 			p->break_loop = 0;
 			return n ? n : PCAP_ERROR_BREAK;
 		}
-		if (pm->merge.n == 1 && pm->nano)
-			n = deliver_one_queue_nsec(p, max, cb, user);
-		else if (pm->merge.n == 1)
-			n = deliver_one_queue_usec(p, max, cb, user);
+		if (pm->adapter)
+			adapter_sample(pm, now);
+		if (pm->merge.n == 1)
+			n = deliver_one(p, max, cb, user);
 		else
 			n = deliver_merged(p, max, now, &wait_ns, cb, user);
 		if (n)
@@ -228,6 +272,13 @@ static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 			if (now >= deadline)
 				return 0;
 			timeout_ms = (int)((deadline - now + 999999) / 1000000);
+		}
+		/* adapter stamps: wake for the next sample, due even without traffic */
+		if (pm->adapter) {
+			uint64_t due = mgcap_adapter_sample_due(&pm->conv, now);
+
+			if (!wait_ns || due < wait_ns)
+				wait_ns = due ? due : 1;
 		}
 		if (wait_ns) {
 			int hold_ms = (int)((wait_ns + 999999) / 1000000);
@@ -385,6 +436,20 @@ static void pcap_mgcap_breakloop(pcap_t *p)
 	}
 }
 
+/*
+ * What the conversion did, on stderr: always when stamps fell back (a
+ * capture file cannot say which), and with MGCAP_ADAPTER_STATS set.
+ */
+static void adapter_report(const struct pcap_mgcap *pm)
+{
+	char line[512];
+
+	if (!pm->conv.fallbacks && !pm->conv.sample_errors && !getenv("MGCAP_ADAPTER_STATS"))
+		return;
+	mgcap_adapter_describe(&pm->conv, line, sizeof(line));
+	fprintf(stderr, "mgcap: %s: adapter stamps: %s\n", pm->src.ifname, line);
+}
+
 static void pcap_mgcap_cleanup(pcap_t *p)
 {
 	struct pcap_mgcap *pm = p->priv;
@@ -404,11 +469,16 @@ static void pcap_mgcap_cleanup(pcap_t *p)
 	if (pm->promisc_fd >= 0)
 		close(pm->promisc_fd);
 	pm->promisc_fd = -1;
-	if (pm->hwts_restore) {
+	if (pm->adapter)
+		adapter_report(pm);
+	mgcap_adapter_close(&pm->conv);
+	pm->adapter = 0;
+	if (pm->hwts_restore)
 		mgcap_hwts_set(pm->src.ifname, &pm->hwts_saved);
-		pcap_remove_from_pcaps_to_close(p);
-	}
 	pm->hwts_restore = 0;
+	if (pm->on_close_list)
+		pcap_remove_from_pcaps_to_close(p);
+	pm->on_close_list = 0;
 	pcap_cleanup_live_common(p);
 }
 
@@ -589,7 +659,32 @@ static int setup_adapter_stamps(pcap_t *p)
 	}
 	pm->hwts_restore = 1;
 	pcap_add_to_pcaps_to_close(p);
+	pm->on_close_list = 1;
 	return cfg.rx_filter == HWTSTAMP_FILTER_ALL ? 0 : PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
+}
+
+/*
+ * Adapter stamps in system time: the NIC's clock, opened now (tcpdump drops
+ * its privileges after activation).  Without it, host stamps and a warning
+ * that says why.
+ */
+static int setup_conversion(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	char err[PCAP_ERRBUF_SIZE - 64];
+
+	if (mgcap_adapter_open(&pm->conv, pm->src.ifname, err, sizeof(err)) < 0) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: %s; using host time stamps",
+			 p->opt.device, err);
+		return PCAP_WARNING;
+	}
+	pm->adapter = 1;
+	/* the report at close: tcpdump exits without pcap_close() */
+	if (!pm->on_close_list && pcap_do_addexit(p)) {
+		pcap_add_to_pcaps_to_close(p);
+		pm->on_close_list = 1;
+	}
+	return 0;
 }
 
 static int set_promisc(pcap_t *p)
@@ -677,12 +772,17 @@ static int activate(pcap_t *p)
 	if (status)
 		return status;
 
-	if (p->opt.tstamp_type == PCAP_TSTAMP_ADAPTER_UNSYNCED) {
+	if (p->opt.tstamp_type == PCAP_TSTAMP_ADAPTER_UNSYNCED ||
+	    p->opt.tstamp_type == PCAP_TSTAMP_ADAPTER) {
 		warning = setup_adapter_stamps(p);
 		if (warning < 0)
 			return warning;
 		if (warning == 0)
 			tstamp_source = MGCAP_TSTAMP_HW_OR_SW;
+	}
+	if (p->opt.tstamp_type == PCAP_TSTAMP_ADAPTER && tstamp_source == MGCAP_TSTAMP_HW_OR_SW) {
+		warning = setup_conversion(p);
+		tstamp_source = warning ? MGCAP_TSTAMP_SW : MGCAP_TSTAMP_HW_AND_SW;
 	}
 	if (p->opt.promisc) {
 		status = set_promisc(p);
@@ -708,6 +808,7 @@ static int activate(pcap_t *p)
 		}
 		/* a capture starts now, not with what an earlier reader left */
 		mgcap_reader_discard(r);
+		mgcap_reader_set_gated(r, pm->adapter);
 		p->bufsize += (int)r->info.data_size;
 	}
 	pm->ifdrop_base = nic_drops(pm->src.ifname);
@@ -770,19 +871,22 @@ pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours)
 	pm = p->priv;
 	pm->event_fd = -1;
 	pm->promisc_fd = -1;
+	pm->conv.phc.fd = -1;
 	if (mgcap_source_parse(device, &pm->src, ebuf, PCAP_ERRBUF_SIZE) < 0)
 		goto fail;
 
-	p->tstamp_type_list = malloc(2 * sizeof(u_int));
+	p->tstamp_type_list = malloc(3 * sizeof(u_int));
 	p->tstamp_precision_list = malloc(2 * sizeof(u_int));
 	if (!p->tstamp_type_list || !p->tstamp_precision_list) {
 		pcap_fmt_errmsg_for_errno(ebuf, PCAP_ERRBUF_SIZE, errno, "malloc");
 		goto fail;
 	}
-	/* no ADAPTER: mgcap does not convert the NIC clock to system time */
+	/* ADAPTER converts through the NIC's clock: only where it has one */
 	p->tstamp_type_list[0] = PCAP_TSTAMP_HOST;
-	p->tstamp_type_list[1] = PCAP_TSTAMP_ADAPTER_UNSYNCED;
-	p->tstamp_type_count = 2;
+	p->tstamp_type_count = 1;
+	if (mgcap_phc_index(pm->src.ifname) >= 0)
+		p->tstamp_type_list[p->tstamp_type_count++] = PCAP_TSTAMP_ADAPTER;
+	p->tstamp_type_list[p->tstamp_type_count++] = PCAP_TSTAMP_ADAPTER_UNSYNCED;
 	p->tstamp_precision_list[0] = PCAP_TSTAMP_PRECISION_MICRO;
 	p->tstamp_precision_list[1] = PCAP_TSTAMP_PRECISION_NANO;
 	p->tstamp_precision_count = 2;

@@ -262,9 +262,9 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 	u32 wirelen = mac_len + skb->len + (vlan ? VLAN_HLEN : 0);
 	u64 data_size = ring->mask + 1;
 	struct mgcap_rec *rec;
-	u64 head, tail, used, skip, tstamp_ns;
+	u64 head, tail, used, skip, tstamp_ns, sw_tstamp_ns = 0;
 	ktime_t hwtstamp;
-	u32 caplen, rec_len;
+	u32 caplen, rec_len, source;
 	u16 flags;
 	bool wake = false, arm_timer = false;
 
@@ -276,15 +276,23 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 		atomic64_inc(&ring->filtered);
 		return;
 	}
-	hwtstamp = READ_ONCE(ring->tstamp_source) == MGCAP_TSTAMP_SW ?
-		   0 : skb_shinfo(skb)->hwtstamps.hwtstamp;
+	source = READ_ONCE(ring->tstamp_source);
+	hwtstamp = source == MGCAP_TSTAMP_SW ? 0 : skb_shinfo(skb)->hwtstamps.hwtstamp;
 	flags = (vlan ? MGCAP_REC_F_VLAN : 0) | (hwtstamp ? MGCAP_REC_F_HWTSTAMP : 0);
-	tstamp_ns = hwtstamp ? ktime_to_ns(hwtstamp) : ktime_get_real_ns();
+	if (!hwtstamp) {
+		tstamp_ns = ktime_get_real_ns();
+	} else {
+		tstamp_ns = ktime_to_ns(hwtstamp);
+		if (unlikely(source == MGCAP_TSTAMP_HW_AND_SW)) {
+			sw_tstamp_ns = ktime_get_real_ns();
+			flags |= MGCAP_REC_F_SWTSTAMP;
+		}
+	}
 
 	spin_lock(&ring->lock);
 	/* under the lock: no record published after MGCAP_IOC_SET_SNAPLEN is longer */
 	caplen = min(wirelen, ring->snaplen);
-	rec_len = MGCAP_REC_LEN(caplen);
+	rec_len = MGCAP_REC_LEN(caplen) + (flags & MGCAP_REC_F_SWTSTAMP ? sizeof(u64) : 0);
 	head = ring->head;
 	/* pairs with the reader's release store: it is done with those bytes */
 	tail = smp_load_acquire(&ring->ctrl->consumer);
@@ -307,11 +315,14 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 
 	rec = (struct mgcap_rec *)(ring->data + (head & ring->mask));
 	/*
-	 * Zero the record's last 8 bytes first, so that the padding after the
-	 * frame is zero once the copy is done: records are 8-byte aligned and
-	 * at least as long as the header, so this one store covers any padding.
+	 * Zero the last 8 bytes of the frame's part first, so that the padding
+	 * after the frame is zero once the copy is done: records are 8-byte
+	 * aligned and at least as long as the header, so this one store covers
+	 * any padding.
 	 */
-	*(u64 *)((u8 *)rec + rec_len - sizeof(u64)) = 0;
+	*(u64 *)((u8 *)rec + MGCAP_REC_LEN(caplen) - sizeof(u64)) = 0;
+	if (flags & MGCAP_REC_F_SWTSTAMP)
+		*(u64 *)((u8 *)rec + MGCAP_REC_SWTSTAMP_OFF(caplen)) = sw_tstamp_ns;
 	rec->rec_len = rec_len;
 	rec->caplen = caplen;
 	rec->wirelen = wirelen;

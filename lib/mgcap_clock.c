@@ -22,14 +22,15 @@ static void add_interval(struct mgcap_clock *c, const struct mgcap_clock_interva
 /*
  * The interval from the last sample to (@sys, @phc, @half), on the line
  * through both, if the arithmetic can carry it: the PHC advanced at most
- * 2^32 ns and the two clocks' rates differ by less than half.
+ * 2^32 ns and the two clocks' rates differ by less than 1/256, so that a
+ * stamp's distance times the slope fits in 64 bits (2^32 * 2^24).
  */
 static void add_line(struct mgcap_clock *c, int64_t sys, int64_t phc, double bound)
 {
 	struct mgcap_clock_interval iv;
 	int64_t dphc = phc - c->last_phc, dsys = sys - c->last_sys;
 
-	if (dphc <= 0 || dphc > (1LL << 32) || llabs(dsys - dphc) > dphc / 2 || !(bound < 1e18))
+	if (dphc <= 0 || dphc > (1LL << 32) || llabs(dsys - dphc) > dphc / 256 || !(bound < 1e18))
 		return;
 	iv.phc_a = c->last_phc;
 	iv.phc_b = phc;
@@ -51,6 +52,8 @@ int mgcap_clock_add_sample(struct mgcap_clock *c, const struct mgcap_clock_sampl
 		return -1;
 	sys = s->sys_before + window / 2;
 	half = (window + 1) / 2;
+	if (half < MGCAP_CLOCK_MIN_HALF_NS)
+		half = MGCAP_CLOCK_MIN_HALF_NS;
 	c->samples++;
 	c->last_window = window;
 	if (!c->have_last)
@@ -107,27 +110,52 @@ rebase:
 	return step;
 }
 
-int mgcap_clock_convert(const struct mgcap_clock *c, int64_t phc, uint64_t max_bound_ns,
-			int64_t *sys, uint64_t *bound_ns)
+/* The interval that converts @phc within @max_bound_ns, or NULL. */
+static const struct mgcap_clock_interval *
+interval_for(const struct mgcap_clock *c, int64_t phc, uint64_t max_bound_ns)
 {
 	const struct mgcap_clock_interval *iv;
 	unsigned int i = c->n_iv;
-	int64_t d;
 
 	/* the newest interval that holds it: stamps arrive a little after their time */
 	for (;;) {
 		if (i == 0)
-			return -1;
+			return NULL;
 		iv = &c->iv[--i];
 		if (phc > iv->phc_b)
-			return -1;
+			return NULL;
 		if (phc >= iv->phc_a)
 			break;
 	}
 	if (phc < iv->min_phc || iv->bound_ns > max_bound_ns)
+		return NULL;
+	return iv;
+}
+
+int mgcap_clock_line_for(const struct mgcap_clock *c, int64_t phc, uint64_t max_bound_ns,
+			 struct mgcap_clock_line *line)
+{
+	const struct mgcap_clock_interval *iv = interval_for(c, phc, max_bound_ns);
+
+	if (!iv)
 		return -1;
-	d = phc - iv->phc_a;
-	*sys = iv->sys_a + d + (int64_t)(((__int128)d * iv->slope) >> 32);
-	*bound_ns = iv->bound_ns;
+	line->lo = iv->min_phc;
+	line->span = (uint64_t)(iv->phc_b - iv->min_phc);
+	line->phc_a = iv->phc_a;
+	line->sys_a = iv->sys_a;
+	line->slope = iv->slope;
+	line->bound_ns = iv->bound_ns;
+	return 0;
+}
+
+int mgcap_clock_convert(const struct mgcap_clock *c, int64_t phc, uint64_t max_bound_ns,
+			int64_t *sys, uint64_t *bound_ns)
+{
+	struct mgcap_clock_line line;
+
+	if (mgcap_clock_line_for(c, phc, max_bound_ns, &line) < 0)
+		return -1;
+	mgcap_clock_line_convert(&line, phc, sys);
+	*bound_ns = line.bound_ns;
 	return 0;
 }

@@ -37,7 +37,13 @@ struct mgcap_clock_sample {
  * must come less than 2^32 ns (4.29 s) apart: a longer interval is not
  * converted.
  */
-#define MGCAP_CLOCK_INTERVALS	16
+#define MGCAP_CLOCK_INTERVALS	64
+/*
+ * A window is never taken as narrower than this either side: even a true
+ * cross-timestamp (PTP_SYS_OFFSET_PRECISE, window 0) carries the clocks'
+ * rounding and the system clock's tick-by-tick rate adjustments.
+ */
+#define MGCAP_CLOCK_MIN_HALF_NS	25
 /* The largest frequency error a PHC may have against system time (1000 ppm). */
 #define MGCAP_CLOCK_MAX_RATE	1e-3
 
@@ -83,5 +89,40 @@ int mgcap_clock_add_sample(struct mgcap_clock *c, const struct mgcap_clock_sampl
  */
 int mgcap_clock_convert(const struct mgcap_clock *c, int64_t phc, uint64_t max_bound_ns,
 			int64_t *sys, uint64_t *bound_ns);
+
+/*
+ * One interval as a reader's hot path keeps it: stamps lo .. lo + span
+ * convert on its line, as mgcap_clock_convert() would, with no search.
+ */
+struct mgcap_clock_line {
+	int64_t lo;
+	uint64_t span;
+	int64_t phc_a, sys_a, slope;
+	uint64_t bound_ns;
+};
+
+/* A line that converts nothing. */
+#define MGCAP_CLOCK_LINE_NONE	((struct mgcap_clock_line){ .lo = INT64_MIN })
+
+/* The line that converts @phc: 0, or -1 where mgcap_clock_convert() fails. */
+int mgcap_clock_line_for(const struct mgcap_clock *c, int64_t phc, uint64_t max_bound_ns,
+			 struct mgcap_clock_line *line);
+
+/* 1 with *@sys if @phc is on @line, else 0. */
+static inline int mgcap_clock_line_convert(const struct mgcap_clock_line *line, int64_t phc,
+					   int64_t *sys)
+{
+	int64_t d;
+
+	if ((uint64_t)phc - (uint64_t)line->lo > line->span)
+		return 0;
+	/*
+	 * |d| < 2^32 and |slope| < 2^32 * MGCAP_CLOCK_MAX_RATE: the product
+	 * fits in 64 bits (and gcc shifts signed values arithmetically).
+	 */
+	d = phc - line->phc_a;
+	*sys = line->sys_a + d + ((d * line->slope) >> 32);
+	return 1;
+}
 
 #endif /* MGCAP_CLOCK_H */

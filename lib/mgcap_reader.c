@@ -40,6 +40,8 @@ int mgcap_reader_attach(struct mgcap_reader *r, void *map, size_t map_size,
 	/* go on where the previous reader stopped */
 	r->tail = __atomic_load_n(&ctrl->consumer, __ATOMIC_ACQUIRE);
 	r->head = r->tail;
+	r->producer = &ctrl->producer;
+	r->gate = r->tail;
 	return 0;
 }
 

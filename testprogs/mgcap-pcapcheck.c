@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mgcap-pcapcheck FILE... --queues Q --count K [--sw-after NS] [--snaplen S] [--vlan TCI]
- *                 [--only-queue N] [--unmerged]
+ *                 [--only-queue N] [--unmerged] [--truth BOUND_NS [--fallbacks N]
+ *                 | --raw-offset NS]
  *
  * Reads capture files (pcap or pcapng, through libpcap; several files in
  * order, as a rotation wrote them) written by a stock
@@ -10,6 +11,15 @@
  * unbroken, every byte, the exact hardware stamp (or, with --sw-after, a
  * host stamp taken after NS), and the whole file in stamp order (ties by queue) unless
  * --unmerged.
+ *
+ * With the test NIC's PHC stamps (phc_stamps), each frame carries the
+ * system time of its stamp: --truth checks every stamp is that within
+ * BOUND_NS (adapter stamps, converted) and reports the errors, but for at
+ * most N (--fallbacks: stamps the reader could not convert and gave the
+ * kernel's software stamp), which must be within FALLBACK_TOLERANCE_NS;
+ * --raw-offset
+ * that it is the PHC's raw time, NS ahead of it (adapter_unsynced; within
+ * RAW_TOLERANCE_NS, what the PHC's frequency error moves it in a test).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -22,6 +32,8 @@
 #include "mgtestnic/mgtestnic_frame.h"
 
 #define MAX_QUEUES 64
+#define RAW_TOLERANCE_NS 10000000LL
+#define FALLBACK_TOLERANCE_NS 10000000LL
 
 static void fail(const char *fmt, ...)
 {
@@ -46,6 +58,9 @@ int main(int argc, char **argv)
 		{ "only-queue", required_argument, NULL, 'o' },
 		{ "unmerged", no_argument, NULL, 'u' },
 		{ "frame-len", required_argument, NULL, 'f' },
+		{ "truth", required_argument, NULL, 't' },
+		{ "raw-offset", required_argument, NULL, 'r' },
+		{ "fallbacks", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int queues = 0, snaplen = 262144, vlan = 0, frame_len = 128, q;
@@ -54,6 +69,10 @@ int main(int argc, char **argv)
 	uint64_t count = 0, seen[MAX_QUEUES] = { 0 }, next_seq[MAX_QUEUES] = { 0 }, total = 0;
 	uint64_t last_ts = 0;
 	unsigned int last_q = 0;
+	int truth = 0;		/* frames carry the truth: --truth or --raw-offset */
+	uint64_t truth_bound = 0, worst_error = 0, fallbacks = 0, beyond = 0;
+	int64_t raw_offset = 0;
+	double error_sum = 0;
 	char err[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
 	const u_char *data;
@@ -69,6 +88,9 @@ int main(int argc, char **argv)
 		case 'o': only = atoi(optarg); break;
 		case 'u': unmerged = 1; break;
 		case 'f': frame_len = strtoul(optarg, NULL, 0); break;
+		case 't': truth = 't'; truth_bound = strtoull(optarg, NULL, 0); break;
+		case 'r': truth = 'r'; raw_offset = strtoll(optarg, NULL, 0); break;
+		case 'b': fallbacks = strtoull(optarg, NULL, 0); break;
 		default: goto usage;
 		}
 	}
@@ -107,9 +129,34 @@ next_file:
 		if (h->len != wirelen || h->caplen != caplen)
 			fail("queue %u seq %" PRIu64 ": len %u caplen %u, expected %u %u", q, seq,
 			     h->len, h->caplen, wirelen, caplen);
+		if (truth) {
+			int64_t want, error;
+
+			if (caplen < off + MGT_TRUTH_OFF + 8)
+				fail("queue %u seq %" PRIu64 ": the truth was not captured", q, seq);
+			/* the bytes after the addresses, shifted by a re-inserted tag */
+			want = (int64_t)mgt_get_truth(data + off) + (truth == 'r' ? raw_offset : 0);
+			memcpy(wire + off + MGT_TRUTH_OFF, data + off + MGT_TRUTH_OFF, 8);
+			error = (int64_t)ts - want;
+			if (truth == 't' && (uint64_t)llabs(error) > truth_bound &&
+			    (++beyond > fallbacks || llabs(error) > FALLBACK_TOLERANCE_NS))
+				fail("queue %u seq %" PRIu64 ": stamp %" PRIu64 " is %" PRId64
+				     " ns from the truth %" PRId64 " (bound %" PRIu64 ")", q, seq, ts,
+				     error, want, truth_bound);
+			if (truth == 'r' && llabs(error) > RAW_TOLERANCE_NS)
+				fail("queue %u seq %" PRIu64 ": stamp %" PRIu64 " is not the raw clock, "
+				     "%" PRId64 " ns ahead of the truth %" PRId64, q, seq, ts,
+				     raw_offset, want - raw_offset);
+			/* the errors of the converted stamps: fallbacks are counted apart */
+			if (truth == 'r' || (uint64_t)llabs(error) <= truth_bound) {
+				if ((uint64_t)llabs(error) > worst_error)
+					worst_error = (uint64_t)llabs(error);
+				error_sum += (double)llabs(error);
+			}
+		}
 		if (memcmp(data, wire, caplen))
 			fail("queue %u seq %" PRIu64 ": frame bytes differ", q, seq);
-		if (!sw && ts != mgt_hwtstamp(q, seq))
+		if (!sw && !truth && ts != mgt_hwtstamp(q, seq))
 			fail("queue %u seq %" PRIu64 ": stamp %" PRIu64 ", expected %" PRIu64, q, seq,
 			     ts, mgt_hwtstamp(q, seq));
 		if (sw && ts < sw)
@@ -134,9 +181,19 @@ next_file:
 			fail("queue %u: %" PRIu64 " frames, expected %" PRIu64, q, seen[q], want);
 	}
 	printf("pcapcheck: OK (%" PRIu64 " frames%s)\n", total, unmerged ? "" : ", in stamp order");
+	if (truth == 't')
+		printf("pcapcheck: %" PRIu64 " stamps within %" PRIu64 " ns of the truth: worst %"
+		       PRIu64 " ns, mean %.0f ns; %" PRIu64 " beyond (of %" PRIu64
+		       " fallbacks allowed)\n", total - beyond, truth_bound, worst_error,
+		       total > beyond ? error_sum / (double)(total - beyond) : 0.0, beyond,
+		       fallbacks);
+	if (truth == 'r')
+		printf("pcapcheck: every stamp is the raw clock, %" PRId64 " ns ahead (worst %" PRIu64
+		       " ns off)\n", raw_offset, worst_error);
 	return 0;
 usage:
 	fprintf(stderr, "usage: mgcap-pcapcheck FILE... --queues Q --count K [--sw-after NS] [--snaplen S]\n"
-		"       [--vlan TCI] [--only-queue N] [--unmerged] [--frame-len L]\n");
+		"       [--vlan TCI] [--only-queue N] [--unmerged] [--frame-len L]\n"
+		"       [--truth BOUND_NS [--fallbacks N] | --raw-offset NS]\n");
 	return 2;
 }

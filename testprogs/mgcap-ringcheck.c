@@ -5,7 +5,7 @@
  * order, every byte, the exact time stamp, the queue, the counters.
  *
  *   mgcap-ringcheck --dev mgt0 --count K [--frame-len L] [--vlan TCI]
- *                   [--snaplen S] [--sw] [--stall [--expect-drops]]
+ *                   [--snaplen S] [--sw | --both-stamps] [--stall [--expect-drops]]
  *                   [--flows F --unordered] [--nodes DIR] [--nonlinear]
  *
  * Normal mode reads while the generators run: all K frames of every queue
@@ -14,6 +14,8 @@
  * the first frames, unbroken, and generated == captured + dropped.
  * --unordered (with --flows, when RPS spreads one queue over several CPUs)
  * accepts any order but still every frame exactly once.
+ * --both-stamps reads with MGCAP_TSTAMP_HW_AND_SW: each record also has the
+ * kernel's stamp after the frame, from this run, with zero padding before it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -40,6 +42,7 @@ struct opts {
 	unsigned int vlan_tci;
 	unsigned int snaplen;
 	int software_stamps;
+	int both_stamps;
 	int stall;
 	int expect_drops;
 	int timeout_s;
@@ -139,8 +142,23 @@ static void check_record(const struct opts *o, struct queue_state *qs, unsigned 
 	if (rec->wirelen != wirelen || rec->caplen != caplen)
 		fail("queue %u seq %" PRIu64 ": wirelen %u caplen %u, expected %u %u",
 		     q, seq, rec->wirelen, rec->caplen, wirelen, caplen);
-	if (rec->rec_len != MGCAP_REC_LEN(caplen))
+	if (rec->rec_len != MGCAP_REC_LEN(caplen) + (o->both_stamps ? 8 : 0))
 		fail("queue %u seq %" PRIu64 ": rec_len %u", q, seq, rec->rec_len);
+	if (o->both_stamps) {
+		const uint8_t *pad = rec->data + caplen;
+		uint64_t sw = mgcap_rec_swtstamp(rec);
+
+		if (!(rec->flags & MGCAP_REC_F_SWTSTAMP))
+			fail("queue %u seq %" PRIu64 ": no kernel stamp flag", q, seq);
+		if (sw < t_start || sw > now_ns())
+			fail("queue %u seq %" PRIu64 ": kernel stamp %" PRIu64 " outside the run",
+			     q, seq, sw);
+		for (; pad < (const uint8_t *)rec + MGCAP_REC_SWTSTAMP_OFF(caplen); pad++)
+			if (*pad)
+				fail("queue %u seq %" PRIu64 ": padding not zero", q, seq);
+	} else if (rec->flags & MGCAP_REC_F_SWTSTAMP) {
+		fail("queue %u seq %" PRIu64 ": a kernel stamp nobody asked for", q, seq);
+	}
 	if (memcmp(rec->data, wire, caplen)) {
 		uint64_t got = 0;
 		unsigned int i, off = o->vlan_tci ? MGT_HDR_LEN + 4 : MGT_HDR_LEN;
@@ -192,7 +210,8 @@ static void get_stats(struct queue_state *qs, struct mgcap_queue_stats *st)
 static void usage(void)
 {
 	fprintf(stderr, "usage: mgcap-ringcheck --dev DEV --count K [--dev-index I] [--frame-len L]\n"
-		"       [--vlan TCI] [--snaplen S] [--sw] [--stall [--expect-drops]] [--timeout S]\n"
+		"       [--vlan TCI] [--snaplen S] [--sw | --both-stamps] [--stall [--expect-drops]]\n"
+		"       [--timeout S]\n"
 		"       [--flows F --unordered] [--nonlinear] [--nodes DIR]\n");
 	exit(2);
 }
@@ -207,6 +226,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "vlan", required_argument, NULL, 'v' },
 		{ "snaplen", required_argument, NULL, 's' },
 		{ "sw", no_argument, NULL, 'S' },
+		{ "both-stamps", no_argument, NULL, 'B' },
 		{ "stall", no_argument, NULL, 'T' },
 		{ "expect-drops", no_argument, NULL, 'E' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -233,6 +253,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'v': o->vlan_tci = strtoul(optarg, NULL, 0); break;
 		case 's': o->snaplen = strtoul(optarg, NULL, 0); break;
 		case 'S': o->software_stamps = 1; break;
+		case 'B': o->both_stamps = 1; break;
 		case 'T': o->stall = 1; break;
 		case 'E': o->expect_drops = 1; break;
 		case 't': o->timeout_s = atoi(optarg); break;
@@ -244,7 +265,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		}
 	}
 	if (!o->dev || !o->count || o->frame_len < MGT_FRAME_MIN || o->frame_len > MGT_FRAME_MAX ||
-	    o->flows < 1 || o->flows > 64 || (o->unordered && o->stall))
+	    o->flows < 1 || o->flows > 64 || (o->unordered && o->stall) ||
+	    (o->software_stamps && o->both_stamps))
 		usage();
 }
 
@@ -275,6 +297,9 @@ int main(int argc, char **argv)
 		if (o.snaplen != MGCAP_SNAPLEN_MAX &&
 		    ioctl(qs[q].r.fd, MGCAP_IOC_SET_SNAPLEN, &o.snaplen) < 0)
 			fail("MGCAP_IOC_SET_SNAPLEN %u: %s", o.snaplen, strerror(errno));
+		if (o.both_stamps && ioctl(qs[q].r.fd, MGCAP_IOC_SET_TSTAMP,
+					   &(uint32_t){ MGCAP_TSTAMP_HW_AND_SW }) < 0)
+			fail("MGCAP_IOC_SET_TSTAMP: %s", strerror(errno));
 		/* frames from earlier runs still in the ring are not ours */
 		while (mgcap_reader_next(&qs[q].r))
 			;

@@ -214,6 +214,47 @@ static void test_bad_input(void)
 	CU_ASSERT_EQUAL(mgcap_clock_convert(&c, T0, ~0ULL, &sys, &bound), -1);
 }
 
+/*
+ * The hot path's line converts exactly the stamps of its interval, as
+ * mgcap_clock_convert() does; the empty line none.
+ */
+static void test_line(void)
+{
+	static const struct truth tr = { .phc_offset = 37 * NS_PER_S, .ppm = -50, .ppm_after = -50,
+					 .change_at = RUN_NS };
+	struct mgcap_clock_line none = MGCAP_CLOCK_LINE_NONE, line;
+	struct mgcap_clock c;
+	int64_t t, phc, sys, want, first;
+	uint64_t bound;
+
+	mgcap_clock_init(&c);
+	for (t = 0; t <= 3 * SAMPLE_NS; t += SAMPLE_NS) {
+		struct mgcap_clock_sample s = {
+			truth_sys(&tr, t), truth_phc(&tr, t + 500), truth_sys(&tr, t + 1000),
+			t + 500
+		};
+
+		CU_ASSERT_EQUAL(mgcap_clock_add_sample(&c, &s), 0);
+	}
+	phc = truth_phc(&tr, 2 * SAMPLE_NS + SAMPLE_NS / 3);
+	CU_ASSERT_FALSE(mgcap_clock_line_convert(&none, phc, &sys));
+	CU_ASSERT_FALSE(mgcap_clock_line_convert(&none, INT64_MAX, &sys));
+	CU_ASSERT_EQUAL_FATAL(mgcap_clock_line_for(&c, phc, MAX_BOUND_NS, &line), 0);
+	first = line.lo;
+	CU_ASSERT_EQUAL(first, truth_phc(&tr, 2 * SAMPLE_NS + 500));
+	CU_ASSERT_EQUAL(line.span, (uint64_t)(truth_phc(&tr, 3 * SAMPLE_NS + 500) - first));
+	CU_ASSERT_FALSE(mgcap_clock_line_convert(&line, first - 1, &sys));
+	CU_ASSERT_FALSE(mgcap_clock_line_convert(&line, first + (int64_t)line.span + 1, &sys));
+	for (phc = first; phc <= first + (int64_t)line.span; phc += (int64_t)line.span / 97) {
+		CU_ASSERT_TRUE(mgcap_clock_line_convert(&line, phc, &sys));
+		CU_ASSERT_EQUAL(mgcap_clock_convert(&c, phc, MAX_BOUND_NS, &want, &bound), 0);
+		CU_ASSERT_EQUAL(sys, want);
+		CU_ASSERT_EQUAL(bound, line.bound_ns);
+	}
+	/* beyond the last sample there is no line */
+	CU_ASSERT_EQUAL(mgcap_clock_line_for(&c, first + (int64_t)line.span + 1, ~0ULL, &line), -1);
+}
+
 void register_clock_tests(void)
 {
 	static const struct unit_test tests[] = {
@@ -222,6 +263,7 @@ void register_clock_tests(void)
 		{ "PHC steps", test_phc_steps },
 		{ "system clock steps", test_system_steps },
 		{ "bad input", test_bad_input },
+		{ "the hot path's line", test_line },
 	};
 
 	ADD_SUITE("clock", tests);

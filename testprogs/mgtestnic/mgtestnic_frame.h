@@ -11,6 +11,11 @@
  *   UDP       sport 10000 + Q + 100 * (S % flows), dport MGT_UDP_PORT, checksum 0
  *             (flows > 1 spreads one queue over several RPS CPUs)
  *   payload   S (big-endian u64), Q (big-endian u16), then mgt_pattern()
+ *
+ * With the device's PHC stamping (phc_stamps), the stamp is the PHC's time
+ * and the 8 payload bytes at MGT_TRUTH_OFF hold, in place of the pattern,
+ * the system time (CLOCK_REALTIME, big-endian ns) read at the same instant:
+ * what an adapter stamp converted to system time must come out as.
  */
 #ifndef MGTESTNIC_FRAME_H
 #define MGTESTNIC_FRAME_H
@@ -25,6 +30,7 @@
 #define MGT_IP_SRC		0xc6336402U	/* 198.51.100.2 */
 #define MGT_TS_BASE_NS		1700000000000000000ULL
 #define MGT_TS_STEP_NS		1000ULL
+#define MGT_TRUTH_OFF		(MGT_HDR_LEN + 10)
 
 /* Hardware stamp of frame S of queue Q: distinct and ordered by (S, Q). */
 static inline __u64 mgt_hwtstamp(__u16 queue, __u64 seq)
@@ -57,6 +63,22 @@ static inline void mgt_put32(__u8 *p, __u32 v)
 {
 	mgt_put16(p, v >> 16);
 	mgt_put16(p + 2, v);
+}
+
+static inline void mgt_put_truth(__u8 *frame, __u64 sys_ns)
+{
+	mgt_put32(frame + MGT_TRUTH_OFF, (__u32)(sys_ns >> 32));
+	mgt_put32(frame + MGT_TRUTH_OFF + 4, (__u32)sys_ns);
+}
+
+static inline __u64 mgt_get_truth(const __u8 *frame)
+{
+	__u64 v = 0;
+	__u32 i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | frame[MGT_TRUTH_OFF + i];
+	return v;
 }
 
 static inline __u16 mgt_ip_csum(const __u8 *hdr, __u32 len)

@@ -12,6 +12,16 @@ t_software_stamps_without_hw() {
 	$RINGCHECK --dev mgt0 --count 5000 --sw
 }
 
+# MGCAP_TSTAMP_HW_AND_SW: the kernel's stamp after each frame, for adapter stamps' fallback
+t_both_stamps_after_the_frame() {
+	setup 2 && $MGCAP start mgt0 >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
+	$RINGCHECK --dev mgt0 --count 3000 --both-stamps --frame-len 61 || return 1
+	$RINGCHECK --dev mgt0 --count 3000 --both-stamps --vlan 10 --snaplen 15 || return 1
+	$RINGCHECK --dev mgt0 --count 3000 --both-stamps --nonlinear --frame-len 1000 || return 1
+	# a reader that did not ask has no such stamp (ringcheck fails on one)
+	$RINGCHECK --dev mgt0 --count 1000 --frame-len 61
+}
+
 t_vlan_snaplen_nonlinear() {
 	setup 2 && $MGCAP start mgt0 >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
 	$RINGCHECK --dev mgt0 --count 3000 --vlan 0x2064 --frame-len 1514 || return 1

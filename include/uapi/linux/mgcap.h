@@ -98,6 +98,7 @@ struct mgcap_ring_ctrl {
 /* mgcap_rec.flags */
 #define MGCAP_REC_F_HWTSTAMP	_BITUL(0)	/* tstamp_ns is the NIC's clock */
 #define MGCAP_REC_F_VLAN	_BITUL(1)	/* an offloaded VLAN tag was re-inserted */
+#define MGCAP_REC_F_SWTSTAMP	_BITUL(2)	/* the kernel's stamp follows the frame */
 #define MGCAP_REC_F_PAD		_BITUL(15)	/* filler up to the end of the data area */
 
 /*
@@ -118,6 +119,18 @@ struct mgcap_rec {
 #define MGCAP_REC_LEN(caplen) \
 	((__u32)((sizeof(struct mgcap_rec) + (caplen) + MGCAP_REC_ALIGN - 1) & \
 		 ~(MGCAP_REC_ALIGN - 1)))
+
+/*
+ * With MGCAP_REC_F_SWTSTAMP (a reader's MGCAP_TSTAMP_HW_AND_SW, on a frame
+ * with a hardware stamp), the kernel's real time at capture follows the
+ * frame's bytes, at the next 8-byte boundary: the record is 8 bytes longer.
+ */
+#define MGCAP_REC_SWTSTAMP_OFF(caplen)	MGCAP_REC_LEN(caplen)
+
+static inline __u64 mgcap_rec_swtstamp(const struct mgcap_rec *rec)
+{
+	return *(const __u64 *)((const __u8 *)rec + MGCAP_REC_SWTSTAMP_OFF(rec->caplen));
+}
 
 /*
  * Bytes the producer skips (as padding) before placing a record of rec_len
@@ -182,6 +195,12 @@ struct mgcap_wakeup {
 enum mgcap_tstamp_source {
 	MGCAP_TSTAMP_HW_OR_SW,	/* the NIC's stamp when the frame has one (default) */
 	MGCAP_TSTAMP_SW,	/* always the kernel's real time */
+	/*
+	 * As HW_OR_SW, with the kernel's real time too (MGCAP_REC_F_SWTSTAMP):
+	 * for a reader that converts the NIC's clock, and needs a stamp where
+	 * it cannot.
+	 */
+	MGCAP_TSTAMP_HW_AND_SW,
 	__MGCAP_TSTAMP_MAX
 };
 

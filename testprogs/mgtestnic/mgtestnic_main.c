@@ -15,6 +15,18 @@
  *   /sys/class/net/mgtN/mgtestnic/flows      UDP flows per queue (RPS spread)
  *   /sys/class/net/mgtN/mgtestnic/generated  frames generated per queue
  *   /sys/class/net/mgtN/mgtestnic/pending    frames still to generate
+ *
+ * Each device has a PHC (/dev/ptpN, mgt_phc.h), at phc_offset_ns from the
+ * system clock when loaded (default +37 s, as a PHC in TAI), and:
+ *
+ *   .../mgtestnic/phc_stamps     0: the synthetic stamps mgt_hwtstamp() gives
+ *                                1: stamps from the PHC, each frame carrying
+ *                                   the system time of its stamp (MGT_TRUTH_OFF)
+ *   .../mgtestnic/phc_offset_ns  PHC minus system time now; writing steps it
+ *   .../mgtestnic/phc_step_ns    write: step the PHC by this much (either sign)
+ *   .../mgtestnic/phc_error_ppb  the PHC's frequency error (adjfine adds to it)
+ *   .../mgtestnic/phc_best       the best cross-timestamp it offers:
+ *                                precise, extended or basic
  */
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
@@ -25,6 +37,7 @@
 #include <linux/slab.h>
 
 #include "compat.h"
+#include "mgt_phc.h"
 #include "mgtestnic_frame.h"
 
 static unsigned int queues = 4;
@@ -34,6 +47,10 @@ MODULE_PARM_DESC(queues, "Receive queues per device (1-64)");
 static unsigned int devices = 1;
 module_param(devices, uint, 0444);
 MODULE_PARM_DESC(devices, "Number of devices (1-16)");
+
+static long phc_offset_ns = 37000000000L;
+module_param(phc_offset_ns, long, 0444);
+MODULE_PARM_DESC(phc_offset_ns, "Each PHC's offset from system time at load (ns)");
 
 struct mgt_queue {
 	struct napi_struct napi;
@@ -51,7 +68,9 @@ struct mgt_priv {
 	u16 vlan_tci;
 	bool nonlinear;
 	bool hwtstamp_rx;
+	bool phc_stamps;
 	struct mgt_queue *q;
+	struct mgt_phc phc;
 };
 
 static struct net_device *mgt_devs[16];
@@ -62,11 +81,20 @@ static struct sk_buff *mgt_build_skb(struct mgt_queue *q, struct mgt_priv *priv)
 	bool nonlinear = READ_ONCE(priv->nonlinear);
 	u16 tci = READ_ONCE(priv->vlan_tci);
 	u32 flows = READ_ONCE(priv->flows);
+	bool phc_stamps = READ_ONCE(priv->phc_stamps);
+	u64 hwtstamp = mgt_hwtstamp(q->index, q->seq), truth;
 	struct sk_buff *skb;
+	u8 *frame;
 
 	skb = napi_alloc_skb(&q->napi, nonlinear ? MGT_HDR_LEN : len);
 	if (!skb)
 		return NULL;
+	frame = nonlinear ? q->scratch : skb_put(skb, len);
+	mgt_build_frame(frame, len, priv->dev_index, q->index, q->seq, flows);
+	if (phc_stamps) {
+		hwtstamp = mgt_phc_now(&priv->phc, &truth);
+		mgt_put_truth(frame, truth);
+	}
 	if (nonlinear) {
 		struct page *page = dev_alloc_page();
 
@@ -74,20 +102,16 @@ static struct sk_buff *mgt_build_skb(struct mgt_queue *q, struct mgt_priv *priv)
 			kfree_skb(skb);
 			return NULL;
 		}
-		mgt_build_frame(q->scratch, len, priv->dev_index, q->index, q->seq, flows);
 		skb_put_data(skb, q->scratch, MGT_HDR_LEN);
 		memcpy(page_address(page), q->scratch + MGT_HDR_LEN, len - MGT_HDR_LEN);
 		skb_add_rx_frag(skb, 0, page, 0, len - MGT_HDR_LEN, PAGE_SIZE);
-	} else {
-		mgt_build_frame(skb_put(skb, len), len, priv->dev_index, q->index, q->seq,
-				flows);
 	}
 
 	skb->protocol = eth_type_trans(skb, q->dev);
 	skb->ip_summed = CHECKSUM_UNNECESSARY;
 	skb_record_rx_queue(skb, q->index);
 	if (READ_ONCE(priv->hwtstamp_rx))
-		skb_hwtstamps(skb)->hwtstamp = ns_to_ktime(mgt_hwtstamp(q->index, q->seq));
+		skb_hwtstamps(skb)->hwtstamp = ns_to_ktime(hwtstamp);
 	if (tci)
 		__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q), tci);
 	q->seq++;
@@ -183,9 +207,11 @@ static int mgt_eth_ioctl(struct net_device *dev, struct ifreq *ifr, int cmd)
 
 static int mgt_get_ts_info(struct net_device *dev, struct mgt_ts_info *info)
 {
+	struct mgt_priv *priv = netdev_priv(dev);
+
 	info->so_timestamping = SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE |
 				SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
-	info->phc_index = -1;
+	info->phc_index = mgt_phc_index(&priv->phc);
 	info->tx_types = BIT(HWTSTAMP_TX_OFF);
 	info->rx_filters = BIT(HWTSTAMP_FILTER_NONE) | BIT(HWTSTAMP_FILTER_ALL);
 	return 0;
@@ -349,6 +375,93 @@ static ssize_t flows_store(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(flows);
 
+static ssize_t phc_stamps_show(struct device *d, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(mgt_priv_of(d)->phc_stamps));
+}
+
+static ssize_t phc_stamps_store(struct device *d, struct device_attribute *attr,
+				const char *buf, size_t len)
+{
+	bool v;
+
+	if (kstrtobool(buf, &v))
+		return -EINVAL;
+	WRITE_ONCE(mgt_priv_of(d)->phc_stamps, v);
+	return len;
+}
+static DEVICE_ATTR_RW(phc_stamps);
+
+static ssize_t phc_offset_ns_show(struct device *d, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", mgt_phc_offset(&mgt_priv_of(d)->phc));
+}
+
+static ssize_t phc_offset_ns_store(struct device *d, struct device_attribute *attr,
+				   const char *buf, size_t len)
+{
+	s64 v;
+
+	if (kstrtos64(buf, 0, &v))
+		return -EINVAL;
+	mgt_phc_set_offset(&mgt_priv_of(d)->phc, v);
+	return len;
+}
+static DEVICE_ATTR_RW(phc_offset_ns);
+
+static ssize_t phc_step_ns_store(struct device *d, struct device_attribute *attr,
+				 const char *buf, size_t len)
+{
+	s64 v;
+
+	if (kstrtos64(buf, 0, &v))
+		return -EINVAL;
+	mgt_phc_step(&mgt_priv_of(d)->phc, v);
+	return len;
+}
+static DEVICE_ATTR_WO(phc_step_ns);
+
+static ssize_t phc_error_ppb_show(struct device *d, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", READ_ONCE(mgt_priv_of(d)->phc.error_ppb));
+}
+
+static ssize_t phc_error_ppb_store(struct device *d, struct device_attribute *attr,
+				   const char *buf, size_t len)
+{
+	s64 v;
+	int err;
+
+	if (kstrtos64(buf, 0, &v))
+		return -EINVAL;
+	err = mgt_phc_set_error(&mgt_priv_of(d)->phc, v);
+	return err ? err : len;
+}
+static DEVICE_ATTR_RW(phc_error_ppb);
+
+static const char *const mgt_phc_method_names[] = {
+	[MGT_PHC_BASIC] = "basic",
+	[MGT_PHC_EXTENDED] = "extended",
+	[MGT_PHC_PRECISE] = "precise",
+};
+
+static ssize_t phc_best_show(struct device *d, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", mgt_phc_method_names[READ_ONCE(mgt_priv_of(d)->phc.best)]);
+}
+
+static ssize_t phc_best_store(struct device *d, struct device_attribute *attr,
+			      const char *buf, size_t len)
+{
+	int i = sysfs_match_string(mgt_phc_method_names, buf);
+
+	if (i < 0)
+		return -EINVAL;
+	WRITE_ONCE(mgt_priv_of(d)->phc.best, i);
+	return len;
+}
+static DEVICE_ATTR_RW(phc_best);
+
 static struct attribute *mgt_attrs[] = {
 	&dev_attr_generate.attr,
 	&dev_attr_generated.attr,
@@ -357,6 +470,11 @@ static struct attribute *mgt_attrs[] = {
 	&dev_attr_vlan_tci.attr,
 	&dev_attr_nonlinear.attr,
 	&dev_attr_flows.attr,
+	&dev_attr_phc_stamps.attr,
+	&dev_attr_phc_offset_ns.attr,
+	&dev_attr_phc_step_ns.attr,
+	&dev_attr_phc_error_ppb.attr,
+	&dev_attr_phc_best.attr,
 	NULL,
 };
 
@@ -423,6 +541,13 @@ static struct net_device *mgt_create(u32 index)
 		free_netdev(dev);
 		return ERR_PTR(err);
 	}
+	err = mgt_phc_register(&priv->phc, &dev->dev, phc_offset_ns);
+	if (err) {
+		unregister_netdev(dev);
+		mgt_free_queues(dev);
+		free_netdev(dev);
+		return ERR_PTR(err);
+	}
 	return dev;
 
 err_scratch:
@@ -435,6 +560,9 @@ err_scratch:
 
 static void mgt_destroy(struct net_device *dev)
 {
+	struct mgt_priv *priv = netdev_priv(dev);
+
+	mgt_phc_unregister(&priv->phc);
 	unregister_netdev(dev);
 	mgt_free_queues(dev);
 	free_netdev(dev);

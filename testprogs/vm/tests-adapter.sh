@@ -1,0 +1,127 @@
+# Adapter stamps in system time (PCAP_TSTAMP_ADAPTER), against the test
+# NIC's PHC, whose frames carry the system time of their stamps (sourced by
+# guest-tests.sh; capture() is in tests-pcap.sh).  The system clock is left
+# alone; the PHC runs 37 s ahead with a frequency error.
+
+NICSYS=/sys/class/net/mgt0/mgtestnic
+
+# phc_setup QUEUES METHOD PPB: the test NIC stamping from its PHC
+phc_setup() {
+	setup "$1" && $MGCAP start mgt0 >/dev/null || return 1
+	echo 1 >$NICSYS/phc_stamps && echo "$2" >$NICSYS/phc_best &&
+		echo "$3" >$NICSYS/phc_error_ppb
+}
+
+# adapter_stats: the report the libpcap module gives at close (MGCAP_ADAPTER_STATS)
+adapter_stats() {
+	grep "adapter stamps: " "$TMP/client" || bad "no report: $(cat "$TMP/client")"
+}
+
+# every frame's stamp within 10 us of its truth, with each sampling method
+t_adapter_stamps_are_system_time_by_every_method() {
+	for m in precise:PTP_SYS_OFFSET_PRECISE:50000 extended:PTP_SYS_OFFSET_EXTENDED:-50000 \
+		 basic:PTP_SYS_OFFSET:500000; do
+		method=${m%%:*}
+		ioctl=${m#*:}
+		ppb=${ioctl#*:}
+		ioctl=${ioctl%:*}
+		phc_setup 2 "$method" "$ppb" || return 1
+		MGCAP_ADAPTER_STATS=1 capture tcpdump -i mgcap:mgt0 -j adapter \
+			--time-stamp-precision=nano -Z root -c 4000 -w "$TMP/out.pcap" || return 1
+		echo "all 2000" >$NICSYS/generate
+		wait $client || { cat "$TMP/client"; return 1; }
+		check=$($PCAPCHECK "$TMP/out.pcap" --queues 2 --count 2000 --truth 10000) ||
+			bad "$method: $check"
+		stats=$(adapter_stats)
+		echo "$stats" | grep -q "by $ioctl, " || bad "$method: not sampled by $ioctl: $stats"
+		echo "$stats" | grep -q " 0 stamps fell back" || bad "$method: $stats"
+		bound=$(echo "$stats" | sed -n 's/.*worst bound \([0-9]*\) ns.*/\1/p')
+		[ -n "$bound" ] && [ "$bound" -lt 10000 ] || bad "$method: bound '$bound'"
+		say "$method ($ppb ppb): $(echo "$check" | sed -n 's/.*truth: //p'), bound $bound ns;" \
+			"$(echo "$stats" | sed 's/.*by //')"
+		teardown
+	done
+}
+
+# adapter_unsynced is the PHC's own time, 37 s ahead; host stamps are not
+t_adapter_unsynced_stays_the_raw_clock() {
+	phc_setup 2 extended 50000 || return 1
+	capture tcpdump -i mgcap:mgt0 -j adapter_unsynced --time-stamp-precision=nano -Z root \
+		-c 2000 -w "$TMP/out.pcap" || return 1
+	offset=$(cat $NICSYS/phc_offset_ns)
+	echo "all 1000" >$NICSYS/generate
+	wait $client || { cat "$TMP/client"; return 1; }
+	$PCAPCHECK "$TMP/out.pcap" --queues 2 --count 1000 --raw-offset "$offset" || return 1
+	# and the same frames' adapter stamps are not (the check can fail)
+	if $PCAPCHECK "$TMP/out.pcap" --queues 2 --count 1000 --truth 10000 >/dev/null 2>&1; then
+		bad "raw stamps passed as system time"
+	fi
+	[ "${offset%?????????}" = 37 ] || bad "the PHC is $offset ns ahead, not 37 s"
+}
+
+# steps of the PHC during a capture (ptp4l's settime): no frame gets a stamp
+# converted across one; those around it carry the kernel's stamp, counted
+t_adapter_phc_steps_cost_no_frame_a_wrong_stamp() {
+	phc_setup 1 extended 20000 || return 1
+	MGCAP_ADAPTER_STATS=1 capture tcpdump -i mgcap:mgt0 -j adapter \
+		--time-stamp-precision=nano -Z root -B 16384 -c 20000 -w "$TMP/out.pcap" || return 1
+	# each step while the generator runs, so that frames surround it
+	for step in 500000000 -500000000 3000 -3000; do
+		echo "0 4000" >$NICSYS/generate
+		sleep 0.05
+		echo "$step" >$NICSYS/phc_step_ns
+		wait_idle mgt0 || return 1
+		sleep 0.2
+	done
+	echo "0 4000" >$NICSYS/generate
+	wait $client || { cat "$TMP/client"; return 1; }
+	stats=$(adapter_stats)
+	fallbacks=$(echo "$stats" | sed -n 's/.* \([0-9]*\) stamps fell back.*/\1/p')
+	steps=$(echo "$stats" | sed -n 's/.* \([0-9]*\) steps,.*/\1/p')
+	[ -n "$steps" ] && [ "$steps" -ge 2 ] || bad "steps not seen: $stats"
+	check=$($PCAPCHECK "$TMP/out.pcap" --queues 1 --count 20000 --truth 10000 \
+		--fallbacks "$fallbacks" --unmerged) || bad "$check"
+	say "$(echo "$check" | sed -n 's/.*truth: //p'); $(echo "$stats" | sed 's/.*by //')"
+}
+
+# tcpdump -J lists adapter only where the NIC has a PHC; asking for it
+# elsewhere gives libpcap's warning and host stamps
+t_adapter_only_with_a_phc() {
+	setup 1 && ip link add dummy0 type dummy && ip link set dummy0 up || return 1
+	$RUN tcpdump -J -i mgcap:mgt0 >"$TMP/j" 2>&1 || { cat "$TMP/j"; return 1; }
+	grep -q "^  adapter (" "$TMP/j" || bad "mgt0: $(cat "$TMP/j")"
+	grep -q "^  adapter_unsynced (" "$TMP/j" || bad "mgt0: $(cat "$TMP/j")"
+	$RUN tcpdump -J -i mgcap:dummy0 >"$TMP/j" 2>&1 || { cat "$TMP/j"; return 1; }
+	grep -q "^  adapter (" "$TMP/j" && bad "dummy0 lists adapter: $(cat "$TMP/j")"
+	$MGCAP start dummy0 >/dev/null || return 1
+	capture tcpdump -i mgcap:dummy0 -j adapter -w "$TMP/out.pcap" || return 1
+	kill -INT $client
+	wait $client
+	grep -q "When trying to set timestamp type 'adapter'.*not supported" "$TMP/client" ||
+		bad "no warning: $(cat "$TMP/client")"
+	ip link del dummy0
+	return 0
+}
+
+# a PHC that cannot be read: a one-line warning, and host stamps
+t_adapter_unreadable_phc_gives_host_stamps() {
+	phc_setup 2 extended 0 || return 1
+	ptp=
+	for d in /sys/class/ptp/ptp*; do
+		[ "$(cat "$d/clock_name")" = mgtestnic ] && ptp=${d##*/}
+	done
+	[ -n "$ptp" ] || { ls /sys/class/ptp; return 1; }
+	mount --bind /dev/null "/dev/$ptp" || return 1
+	start=$(date +%s%N)
+	capture tcpdump -i mgcap:mgt0 -j adapter --time-stamp-precision=nano -Z root -c 200 \
+		-w "$TMP/out.pcap"
+	st=$?
+	echo "all 100" >$NICSYS/generate
+	wait $client
+	umount "/dev/$ptp"
+	[ $st -eq 0 ] || return 1
+	grep -q "mgcap:mgt0: cannot read the NIC's clock /dev/$ptp: .*; using host time stamps" \
+		"$TMP/client" || bad "no warning: $(cat "$TMP/client")"
+	$PCAPCHECK "$TMP/out.pcap" --queues 2 --count 100 --sw-after "$start" --truth 1000000000 ||
+		return 1
+}
