@@ -57,6 +57,7 @@ struct pcap_mgcap {
 	int hwts_restore;	/* put hwts_saved back at close */
 	int on_close_list;	/* pcap_add_to_pcaps_to_close(): closed at exit() too */
 	struct hwtstamp_config hwts_saved;
+	int tstamp_type;	/* PCAP_TSTAMP_*: what the stamps are, after any warning */
 	int adapter;		/* PCAP_TSTAMP_ADAPTER: stamps converted through... */
 	struct mgcap_adapter conv;	/* ... this, the rings gated for it */
 };
@@ -87,19 +88,20 @@ struct stamp_second {
 
 /*
  * Hands one record to the callback, filtered; 1 if it was delivered.  Once
- * per packet, so inlined into the read loops, with @nano and @adapter (what
- * activate() set) constants there.
+ * per packet, so inlined into the read loops, with @nano (what activate()
+ * set) a constant there, and @line NULL there unless stamps are converted
+ * (PCAP_TSTAMP_ADAPTER): then the loop's copy of the conversion's line.
  */
 static inline __attribute__((always_inline))
-int deliver(pcap_t *p, const struct mgcap_rec *rec, int nano, int adapter,
+int deliver(pcap_t *p, const struct mgcap_rec *rec, int nano, struct mgcap_clock_line *line,
 	    struct stamp_second *second, pcap_handler cb, u_char *user)
 {
 	struct pcap_pkthdr h;
 	uint64_t ns;
 	uint32_t frac;
 
-	ns = adapter ? mgcap_adapter_stamp(&((struct pcap_mgcap *)p->priv)->conv, rec) :
-		       rec->tstamp_ns;
+	ns = line ? mgcap_adapter_stamp(&((struct pcap_mgcap *)p->priv)->conv, line, rec) :
+		    rec->tstamp_ns;
 	if (ns - second->start_ns >= 1000000000ULL) {
 		second->sec = ns / 1000000000ULL;
 		second->start_ns = second->sec * 1000000000ULL;
@@ -131,6 +133,7 @@ int deliver_one_queue(pcap_t *p, int max, int nano, int adapter, pcap_handler cb
 	struct pcap_mgcap *pm = p->priv;
 	struct mgcap_reader *r = &pm->queues[0].r;
 	struct stamp_second second = { 0, 0 };
+	struct mgcap_clock_line line = pm->conv.line;
 	const uint8_t *start;
 	uint64_t len;
 	int left = max;
@@ -146,7 +149,7 @@ int deliver_one_queue(pcap_t *p, int max, int nano, int adapter, pcap_handler cb
 			if (rec->flags & MGCAP_REC_F_PAD)
 				break;
 			cur += rec->rec_len;
-			left -= deliver(p, rec, nano, adapter, &second, cb, user);
+			left -= deliver(p, rec, nano, adapter ? &line : NULL, &second, cb, user);
 			stop = p->break_loop || !left;
 			if (stop)
 				break;
@@ -200,12 +203,13 @@ static int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *wait_ns,
 {
 	struct pcap_mgcap *pm = p->priv;
 	struct stamp_second second = { 0, 0 };
+	struct mgcap_clock_line line = pm->conv.line;
 	const struct mgcap_rec *rec;
 	size_t q;
 	int n = 0;
 
 	while (n < max && (rec = mgcap_merge_next(&pm->merge, now, &q, wait_ns)) != NULL) {
-		n += deliver(p, rec, pm->nano, pm->adapter, &second, cb, user);
+		n += deliver(p, rec, pm->nano, pm->adapter ? &line : NULL, &second, cb, user);
 		if (p->break_loop)
 			break;
 	}
@@ -784,6 +788,7 @@ static int activate(pcap_t *p)
 		warning = setup_conversion(p);
 		tstamp_source = warning ? MGCAP_TSTAMP_SW : MGCAP_TSTAMP_HW_AND_SW;
 	}
+	pm->tstamp_type = tstamp_source == MGCAP_TSTAMP_SW ? PCAP_TSTAMP_HOST : p->opt.tstamp_type;
 	if (p->opt.promisc) {
 		status = set_promisc(p);
 		if (status)
@@ -855,6 +860,19 @@ static int pcap_mgcap_activate(pcap_t *p)
 	if (status < 0)
 		pcap_mgcap_cleanup(p);
 	return status;
+}
+
+PCAP_API_DEF int pcap_mgcap_tstamp_report(pcap_t *p, char *buf, size_t len)
+{
+	struct pcap_mgcap *pm = p->priv;
+
+	if (p->activate_op != pcap_mgcap_activate || !p->activated)
+		return -1;
+	if (pm->adapter)
+		mgcap_adapter_describe(&pm->conv, buf, len);
+	else if (len)
+		buf[0] = '\0';
+	return pm->tstamp_type;
 }
 
 pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours)

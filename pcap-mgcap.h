@@ -8,4 +8,7 @@
 pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours);
 int pcap_mgcap_findalldevs(pcap_if_list_t *devlistp, char *errbuf);
 
+/* for mgcap's tools: see MGCAP_TSTAMP_REPORT_SYMBOL in mgcap_adapter.h */
+PCAP_API int pcap_mgcap_tstamp_report(pcap_t *p, char *buf, size_t len);
+
 #endif /* PCAP_MGCAP_H */

@@ -396,6 +396,13 @@ def main():
         targets.append((f"read path at most 40 instructions per packet ({size} bytes)",
                         f"{v:.1f}", v <= 40))
     for size in sorted({s for (_, s) in ipp}):
+        a, m = ipp.get(("mgcap-adapter", size)), ipp.get(("mgcap", size))
+        if a is not None:
+            targets.append((f"adapter stamps (converted to system time) cost at most 10 "
+                            f"instructions a packet more than adapter_unsynced ({size} bytes; "
+                            f"callgrind, the sample's ioctl excluded)",
+                            f"{a - m:+.1f} ({a:.1f} against {m:.1f})", a - m <= 10))
+    for size in sorted({s for (_, s) in ipp}):
         m, f = ipp.get(("mgcap", size)), ipp.get(("savefile", size))
         targets.append((f"read path 3x faster than the savefile reader ({size} bytes, instructions)",
                         f"{f / m:.2f}x", f / m >= 3))

@@ -50,7 +50,7 @@ echo "bench: host read path"
 "$bb/readpath" 64 128 256 1518 >"$res/readpath.csv"
 echo "reader,size,packets,instructions,callback_instructions" >"$res/readpath-callgrind.csv"
 for size in 64 1518; do
-	for reader in mgcap savefile; do
+	for reader in mgcap mgcap-adapter savefile; do
 		# the module's read op, or the savefile's; the callback is subtracted
 		fn=pcap_mgcap_read
 		[ "$reader" = savefile ] && fn=pcap_offline_read

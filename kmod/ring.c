@@ -279,14 +279,12 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 	source = READ_ONCE(ring->tstamp_source);
 	hwtstamp = source == MGCAP_TSTAMP_SW ? 0 : skb_shinfo(skb)->hwtstamps.hwtstamp;
 	flags = (vlan ? MGCAP_REC_F_VLAN : 0) | (hwtstamp ? MGCAP_REC_F_HWTSTAMP : 0);
-	if (!hwtstamp) {
-		tstamp_ns = ktime_get_real_ns();
-	} else {
+	if (unlikely(source == MGCAP_TSTAMP_HW_AND_SW)) {
 		tstamp_ns = ktime_to_ns(hwtstamp);
-		if (unlikely(source == MGCAP_TSTAMP_HW_AND_SW)) {
-			sw_tstamp_ns = ktime_get_real_ns();
-			flags |= MGCAP_REC_F_SWTSTAMP;
-		}
+		sw_tstamp_ns = ktime_get_real_ns();
+		flags |= MGCAP_REC_F_SWTSTAMP;
+	} else {
+		tstamp_ns = hwtstamp ? ktime_to_ns(hwtstamp) : ktime_get_real_ns();
 	}
 
 	spin_lock(&ring->lock);

@@ -88,7 +88,7 @@ uint64_t mgcap_adapter_stamp_slow(struct mgcap_adapter *a, const struct mgcap_re
 
 	/* the NIC did not stamp this one: the kernel did */
 	if (!(rec->flags & MGCAP_REC_F_HWTSTAMP))
-		return rec->tstamp_ns;
+		return rec->flags & MGCAP_REC_F_SWTSTAMP ? mgcap_rec_swtstamp(rec) : rec->tstamp_ns;
 	if (mgcap_clock_line_for(&a->clock, (int64_t)rec->tstamp_ns, MGCAP_ADAPTER_MAX_BOUND_NS,
 				 &a->line) == 0) {
 		if (a->line.bound_ns > a->worst_bound_ns)

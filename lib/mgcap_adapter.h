@@ -12,7 +12,8 @@
  *
  * A stamp that cannot be converted within the bound (no interval around
  * it, one across a step, or too uncertain) gets the kernel's stamp of the
- * same frame (MGCAP_TSTAMP_HW_AND_SW), and is counted.
+ * same frame (MGCAP_TSTAMP_HW_AND_SW), and is counted; so does a frame the
+ * NIC did not stamp, uncounted.
  */
 #ifndef MGCAP_ADAPTER_H
 #define MGCAP_ADAPTER_H
@@ -67,18 +68,37 @@ uint64_t mgcap_adapter_sample_due(const struct mgcap_adapter *a, uint64_t now_mo
 
 uint64_t mgcap_adapter_stamp_slow(struct mgcap_adapter *a, const struct mgcap_rec *rec);
 
-/* @rec's stamp in system time (ns since the epoch). */
-static inline uint64_t mgcap_adapter_stamp(struct mgcap_adapter *a, const struct mgcap_rec *rec)
+/*
+ * @rec's stamp in system time (ns since the epoch).  @line is the caller's
+ * copy of a->line, taken after the last sample: a local the compiler keeps
+ * in registers across a batch, where a->line would be loaded again after
+ * every callback.
+ */
+static inline uint64_t mgcap_adapter_stamp(struct mgcap_adapter *a, struct mgcap_clock_line *line,
+					   const struct mgcap_rec *rec)
 {
 	int64_t sys;
+	uint64_t ns;
 
-	if (__builtin_expect((rec->flags & MGCAP_REC_F_HWTSTAMP) &&
-			     mgcap_clock_line_convert(&a->line, (int64_t)rec->tstamp_ns, &sys), 1))
+	/* a record without the NIC's stamp holds 0 (MGCAP_TSTAMP_HW_AND_SW): on no line */
+	if (__builtin_expect(mgcap_clock_line_convert(line, (int64_t)rec->tstamp_ns, &sys), 1))
 		return (uint64_t)sys;
-	return mgcap_adapter_stamp_slow(a, rec);
+	ns = mgcap_adapter_stamp_slow(a, rec);
+	*line = a->line;
+	return ns;
 }
 
 /* One line on what the conversion did: method, samples, windows, bounds, fallbacks. */
 void mgcap_adapter_describe(const struct mgcap_adapter *a, char *buf, size_t len);
+
+/*
+ * The mgcap libpcap says what the stamps of a handle are, for mgcap's own
+ * tools; they find it with dlsym(), as another libpcap lacks it:
+ *   int pcap_mgcap_tstamp_report(pcap_t *p, char *buf, size_t len)
+ * returns the PCAP_TSTAMP_* type the stamps really are (another when
+ * activation warned), with adapter stamps what the conversion did in @buf
+ * (mgcap_adapter_describe), else ""; or -1 when @p is not an mgcap source.
+ */
+#define MGCAP_TSTAMP_REPORT_SYMBOL	"pcap_mgcap_tstamp_report"
 
 #endif /* MGCAP_ADAPTER_H */

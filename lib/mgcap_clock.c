@@ -37,7 +37,7 @@ static void add_line(struct mgcap_clock *c, int64_t sys, int64_t phc, double bou
 	iv.min_phc = c->have_step && c->before_step >= iv.phc_a ? c->before_step + 1 : iv.phc_a;
 	iv.sys_a = c->last_sys;
 	iv.slope = (int64_t)((__int128)(dsys - dphc) * ((__int128)1 << 32) / dphc);
-	iv.bound_ns = (uint64_t)ceil(bound) + 2;	/* + the slope's and the shift's rounding */
+	iv.bound_ns = (uint64_t)ceil(bound) + 3;	/* + the slope's and two shifts' rounding */
 	add_interval(c, &iv);
 }
 
@@ -136,13 +136,14 @@ int mgcap_clock_line_for(const struct mgcap_clock *c, int64_t phc, uint64_t max_
 			 struct mgcap_clock_line *line)
 {
 	const struct mgcap_clock_interval *iv = interval_for(c, phc, max_bound_ns);
+	int64_t d;
 
 	if (!iv)
 		return -1;
+	d = iv->min_phc - iv->phc_a;
 	line->lo = iv->min_phc;
 	line->span = (uint64_t)(iv->phc_b - iv->min_phc);
-	line->phc_a = iv->phc_a;
-	line->sys_a = iv->sys_a;
+	line->sys_lo = iv->sys_a + d + ((d * iv->slope) >> 32);
 	line->slope = iv->slope;
 	line->bound_ns = iv->bound_ns;
 	return 0;

@@ -92,12 +92,13 @@ int mgcap_clock_convert(const struct mgcap_clock *c, int64_t phc, uint64_t max_b
 
 /*
  * One interval as a reader's hot path keeps it: stamps lo .. lo + span
- * convert on its line, as mgcap_clock_convert() would, with no search.
+ * convert on its line, from the system time at lo, with no search.
  */
 struct mgcap_clock_line {
 	int64_t lo;
 	uint64_t span;
-	int64_t phc_a, sys_a, slope;
+	int64_t sys_lo;		/* system time at lo */
+	int64_t slope;		/* as the interval's */
 	uint64_t bound_ns;
 };
 
@@ -112,16 +113,15 @@ int mgcap_clock_line_for(const struct mgcap_clock *c, int64_t phc, uint64_t max_
 static inline int mgcap_clock_line_convert(const struct mgcap_clock_line *line, int64_t phc,
 					   int64_t *sys)
 {
-	int64_t d;
+	uint64_t d = (uint64_t)phc - (uint64_t)line->lo;
 
-	if ((uint64_t)phc - (uint64_t)line->lo > line->span)
+	if (d > line->span)
 		return 0;
 	/*
-	 * |d| < 2^32 and |slope| < 2^32 * MGCAP_CLOCK_MAX_RATE: the product
-	 * fits in 64 bits (and gcc shifts signed values arithmetically).
+	 * d <= 2^32 and |slope| < 2^32 / 256: the product fits in 64 bits
+	 * (and gcc shifts signed values arithmetically).
 	 */
-	d = phc - line->phc_a;
-	*sys = line->sys_a + d + ((d * line->slope) >> 32);
+	*sys = line->sys_lo + (int64_t)d + (((int64_t)d * line->slope) >> 32);
 	return 1;
 }
 

@@ -156,3 +156,44 @@ const char *mgcap_phc_method_name(enum mgcap_phc_method method)
 
 	return (unsigned int)method < sizeof(names) / sizeof(names[0]) ? names[method] : "?";
 }
+
+void mgcap_phc_measure(const char *ifname, struct mgcap_phc_status *st)
+{
+	struct timespec gap = { 0, MGCAP_PHC_MEASURE_GAP_NS };
+	struct mgcap_clock_sample s;
+	struct mgcap_clock c;
+	struct mgcap_phc phc;
+	char err[128];
+	int i;
+
+	memset(st, 0, sizeof(*st));
+	st->index = mgcap_phc_index(ifname);
+	if (st->index < 0) {
+		st->err = errno == ENODEV ? 0 : errno;
+		return;
+	}
+	if (mgcap_phc_open(&phc, st->index, err, sizeof(err)) < 0) {
+		st->err = errno;
+		return;
+	}
+	mgcap_clock_init(&c);
+	for (i = 0; i < MGCAP_PHC_MEASURE_SAMPLES; i++) {
+		if (i)
+			nanosleep(&gap, NULL);
+		if (mgcap_phc_sample(&phc, &s) < 0) {
+			st->err = errno;
+			break;
+		}
+		/* a step while measuring starts the rate again: what it says stays true */
+		mgcap_clock_add_sample(&c, &s);
+	}
+	st->method = phc.method;
+	mgcap_phc_close(&phc);
+	if (st->err)
+		return;
+	st->offset_ns = s.phc - (s.sys_before + (s.sys_after - s.sys_before) / 2);
+	st->window_ns = s.sys_after - s.sys_before;
+	/* the estimator's rate is d(sys - phc) / d(phc): the PHC runs fast when it falls */
+	st->freq_ppb = c.have_rate ? -c.rate * 1e9 : 0;
+	st->freq_unc_ppb = c.have_rate ? c.rate_unc * 1e9 : 1e6;
+}

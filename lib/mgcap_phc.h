@@ -11,6 +11,7 @@
 #define MGCAP_PHC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mgcap_clock.h"
 
@@ -46,5 +47,20 @@ void mgcap_phc_close(struct mgcap_phc *phc);
 int mgcap_phc_sample(struct mgcap_phc *phc, struct mgcap_clock_sample *s);
 
 const char *mgcap_phc_method_name(enum mgcap_phc_method method);
+
+/* A NIC's clock against system time, as `mgcap show` reports it. */
+struct mgcap_phc_status {
+	int index;			/* N of /dev/ptpN; -1: the NIC has none */
+	int err;			/* errno when it could not be read, else 0 */
+	enum mgcap_phc_method method;
+	int64_t offset_ns;		/* PHC minus system time, at the last sample */
+	double freq_ppb, freq_unc_ppb;	/* the PHC's rate against system time */
+	int64_t window_ns;		/* of the last sample */
+};
+
+/* Samples @ifname's clock MGCAP_PHC_MEASURE_SAMPLES times, GAP_NS apart. */
+#define MGCAP_PHC_MEASURE_SAMPLES	5
+#define MGCAP_PHC_MEASURE_GAP_NS	25000000L
+void mgcap_phc_measure(const char *ifname, struct mgcap_phc_status *st);
 
 #endif /* MGCAP_PHC_H */

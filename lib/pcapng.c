@@ -142,9 +142,11 @@ size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
 size_t pcapng_isb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
 		  const struct pcapng_if_stats *st)
 {
-	char comment[64];
-	size_t clen = (size_t)snprintf(comment, sizeof(comment), "buffer drops: %llu",
-				       (unsigned long long)st->buffer_dropped);
+	char comment[PCAPNG_ISB_COMMENT_MAX];
+	int n = snprintf(comment, sizeof(comment), "buffer drops: %llu%s%.*s",
+			 (unsigned long long)st->buffer_dropped, st->note[0] ? "; " : "",
+			 PCAPNG_NOTE_MAX - 1, st->note);
+	size_t clen = n < 0 ? 0 : (size_t)n < sizeof(comment) ? (size_t)n : sizeof(comment) - 1;
 	size_t need = 20 + 6 * opt_size(8) + opt_size(clen) + 4;	/* <= PCAPNG_ISB_MAX */
 	uint8_t *p = buf;
 

@@ -49,6 +49,9 @@ size_t pcapng_idb(uint8_t *buf, size_t cap, uint16_t linktype, uint32_t snaplen,
 size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
 		  const uint8_t *data, uint32_t caplen, uint32_t len);
 
+#define PCAPNG_NOTE_MAX		256
+#define PCAPNG_ISB_COMMENT_MAX	(48 + PCAPNG_NOTE_MAX)
+
 struct pcapng_if_stats {
 	uint64_t start_ns, end_ns;	/* isb_starttime, isb_endtime */
 	uint64_t received;		/* isb_ifrecv: seen by the capture, dropped ones too */
@@ -58,10 +61,12 @@ struct pcapng_if_stats {
 	uint64_t delivered;		/* isb_usrdeliv: written to the file */
 	uint64_t buffer_dropped;	/* the writer's own losses: in a comment, as the
 					 * format has no field for them */
+	char note[PCAPNG_NOTE_MAX];	/* more for that comment ("": none), such as
+					 * what the time stamps are */
 };
 
 /* The most bytes pcapng_isb() writes. */
-#define PCAPNG_ISB_MAX	(20 + 6 * 12 + 4 + 64 + 4)
+#define PCAPNG_ISB_MAX	(20 + 6 * 12 + 4 + PCAPNG_ISB_COMMENT_MAX + 4)
 
 /* The statistics block of interface @ifid at @ts_ns. */
 size_t pcapng_isb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,

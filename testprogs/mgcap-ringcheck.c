@@ -5,7 +5,7 @@
  * order, every byte, the exact time stamp, the queue, the counters.
  *
  *   mgcap-ringcheck --dev mgt0 --count K [--frame-len L] [--vlan TCI]
- *                   [--snaplen S] [--sw | --both-stamps] [--stall [--expect-drops]]
+ *                   [--snaplen S] [--sw] [--both-stamps] [--stall [--expect-drops]]
  *                   [--flows F --unordered] [--nodes DIR] [--nonlinear]
  *
  * Normal mode reads while the generators run: all K frames of every queue
@@ -15,7 +15,8 @@
  * --unordered (with --flows, when RPS spreads one queue over several CPUs)
  * accepts any order but still every frame exactly once.
  * --both-stamps reads with MGCAP_TSTAMP_HW_AND_SW: each record also has the
- * kernel's stamp after the frame, from this run, with zero padding before it.
+ * kernel's stamp after the frame, from this run, with zero padding before it
+ * (and with --sw, the NIC's stamp is 0).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -170,7 +171,11 @@ static void check_record(const struct opts *o, struct queue_state *qs, unsigned 
 	}
 	if (!!(rec->flags & MGCAP_REC_F_VLAN) != !!o->vlan_tci)
 		fail("queue %u seq %" PRIu64 ": VLAN flag %#x", q, seq, rec->flags);
-	if (o->software_stamps) {
+	if (o->software_stamps && o->both_stamps) {
+		if (rec->flags & MGCAP_REC_F_HWTSTAMP || rec->tstamp_ns)
+			fail("queue %u seq %" PRIu64 ": NIC stamp %" PRIu64 " while stamping is off",
+			     q, seq, rec->tstamp_ns);
+	} else if (o->software_stamps) {
 		if (rec->flags & MGCAP_REC_F_HWTSTAMP)
 			fail("queue %u seq %" PRIu64 ": hardware stamp while stamping is off", q, seq);
 		if (rec->tstamp_ns < t_start || rec->tstamp_ns > now_ns())
@@ -210,7 +215,7 @@ static void get_stats(struct queue_state *qs, struct mgcap_queue_stats *st)
 static void usage(void)
 {
 	fprintf(stderr, "usage: mgcap-ringcheck --dev DEV --count K [--dev-index I] [--frame-len L]\n"
-		"       [--vlan TCI] [--snaplen S] [--sw | --both-stamps] [--stall [--expect-drops]]\n"
+		"       [--vlan TCI] [--snaplen S] [--sw] [--both-stamps] [--stall [--expect-drops]]\n"
 		"       [--timeout S]\n"
 		"       [--flows F --unordered] [--nonlinear] [--nodes DIR]\n");
 	exit(2);
@@ -265,8 +270,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		}
 	}
 	if (!o->dev || !o->count || o->frame_len < MGT_FRAME_MIN || o->frame_len > MGT_FRAME_MAX ||
-	    o->flows < 1 || o->flows > 64 || (o->unordered && o->stall) ||
-	    (o->software_stamps && o->both_stamps))
+	    o->flows < 1 || o->flows > 64 || (o->unordered && o->stall))
 		usage();
 }
 

@@ -82,7 +82,7 @@ static void fixed_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 {
 	CU_ASSERT_EQUAL(n, 2);
 	(*(int *)arg)++;
-	st[0] = (struct pcapng_if_stats){ 1, 2, 100, 1, 2, 97, 3 };
+	st[0] = (struct pcapng_if_stats){ 1, 2, 100, 1, 2, 97, 3, "" };
 }
 
 static void test_rotation_between_whole_blocks(void)

@@ -40,7 +40,7 @@ static int walk_blocks(const uint8_t *p, size_t len, uint32_t *types, int max)
 static size_t sample_file(size_t *npkts)
 {
 	uint8_t data[64];
-	struct pcapng_if_stats st = { 1, 2, 10, 3, 4, 5, 6 };
+	struct pcapng_if_stats st = { 1, 2, 10, 3, 4, 5, 6, "" };
 	size_t off = 0;
 	uint32_t i;
 
@@ -88,6 +88,27 @@ static void test_too_small_writes_nothing(void)
 	CU_ASSERT_EQUAL(small[0], 0xaa);
 	CU_ASSERT_EQUAL(pcapng_shb(small, 20, NULL), 0);
 	CU_ASSERT_EQUAL(pcapng_isb(small, sizeof(small), 0, 0, &(struct pcapng_if_stats){ 0 }), 0);
+}
+
+/* The statistics block's comment: the buffer drops, then the note, cut to its size. */
+static void test_statistics_comment(void)
+{
+	static const char want[] = "buffer drops: 6; time stamps: adapter, 2 fell back";
+	struct pcapng_if_stats st = { 1, 2, 10, 3, 4, 5, 6, "time stamps: adapter, 2 fell back" };
+	uint8_t isb[PCAPNG_ISB_MAX];
+	size_t len = pcapng_isb(isb, sizeof(isb), 0, 1, &st);
+
+	CU_ASSERT_FATAL(len > 0);
+	CU_ASSERT_PTR_NOT_NULL(memmem(isb, len, want, strlen(want)));
+	CU_ASSERT_EQUAL(pcapng_block_len(isb), len);
+	/* a note without its terminating zero: the comment ends with the array */
+	memset(st.note, 'x', sizeof(st.note));
+	len = pcapng_isb(isb, sizeof(isb), 0, 1, &st);
+	CU_ASSERT_FATAL(len > 0 && len <= PCAPNG_ISB_MAX);
+	CU_ASSERT_PTR_NOT_NULL(memmem(isb, len, "; xxx", 5));
+	st.note[0] = '\0';
+	len = pcapng_isb(isb, sizeof(isb), 0, 1, &st);
+	CU_ASSERT_PTR_NULL(memmem(isb, len, "; ", 2));
 }
 
 static const char *write_sample(char *path, size_t pathlen, size_t *npkts)
@@ -179,6 +200,7 @@ void register_pcapng_tests(void)
 	static const struct unit_test tests[] = {
 		{ "block layout", test_block_layout },
 		{ "too small writes nothing", test_too_small_writes_nothing },
+		{ "statistics comment", test_statistics_comment },
 		{ "whole blocks", test_whole_blocks },
 		{ "libpcap reads it back", test_libpcap_reads_it_back },
 		{ "tshark reads it back", test_tshark_reads_it_back },

@@ -6,15 +6,23 @@
 #include "show.h"
 #include "unit.h"
 
-static char *render(void (*fn)(FILE *, const struct mgcap_nl_list *), const struct mgcap_nl_list *l)
+typedef void show_fn(FILE *, const struct mgcap_nl_list *, const struct mgcap_phc_status *);
+
+static char *render_clocks(show_fn *fn, const struct mgcap_nl_list *l,
+			   const struct mgcap_phc_status *clocks)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	fn(f, l);
+	fn(f, l, clocks);
 	fclose(f);
 	return buf;
+}
+
+static char *render(show_fn *fn, const struct mgcap_nl_list *l)
+{
+	return render_clocks(fn, l, NULL);
 }
 
 static struct mgcap_nl_reader sample_readers[2] = {
@@ -110,11 +118,51 @@ static void test_table(void)
 	free(out);
 }
 
+/* The device's clock: measured, missing, or unreadable. */
+static void test_clock(void)
+{
+	static const struct mgcap_phc_status measured = {
+		.index = 3, .method = MGCAP_PHC_EXTENDED, .offset_ns = -37000001234LL,
+		.freq_ppb = 49987.4, .freq_unc_ppb = 412.0, .window_ns = 830,
+	}, none = { .index = -1 }, refused = { .index = 0, .err = 13 };
+	struct mgcap_nl_list l;
+	struct mgcap_nl_dev d;
+	struct mgcap_nl_queue q[2];
+	char *out;
+
+	sample(&l, &d, q);
+	out = render_clocks(mgcap_show_table, &l, &measured);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "snaplen 96\n  clock: /dev/ptp3, -37.000001234 s from "
+					   "system time, +50.0 ppm (+-0.4), by PTP_SYS_OFFSET_EXTENDED,"
+					   " window 830 ns\n"));
+	free(out);
+	out = render_clocks(mgcap_show_json, &l, &measured);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"filtered\":0}]}],\"clock\":{\"phc\":\"/dev/ptp3\",\"method\":"
+					   "\"PTP_SYS_OFFSET_EXTENDED\",\"offset_ns\":-37000001234,"
+					   "\"freq_ppb\":49987.4,\"freq_unc_ppb\":412.0,"
+					   "\"window_ns\":830}}]\n"));
+	free(out);
+	out = render_clocks(mgcap_show_table, &l, &none);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n  clock: none named by the NIC"));
+	free(out);
+	out = render_clocks(mgcap_show_json, &l, &none);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",\"clock\":null}]\n"));
+	free(out);
+	out = render_clocks(mgcap_show_table, &l, &refused);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n  clock: /dev/ptp0 cannot be read: Permission denied\n"));
+	free(out);
+	out = render_clocks(mgcap_show_json, &l, &refused);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",\"clock\":{\"phc\":\"/dev/ptp0\","
+					   "\"error\":\"Permission denied\"}}]\n"));
+	free(out);
+}
+
 void register_show_tests(void)
 {
 	static const struct unit_test tests[] = {
 		{ "json", test_json },
 		{ "table", test_table },
+		{ "the NIC's clock", test_clock },
 	};
 
 	ADD_SUITE("show", tests);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/mgcap.h>
 
@@ -78,7 +79,7 @@ int mgcap_cmd_start(int argc, char **argv)
 	}
 	if (mgcap_nl_start(dev, &opts, &l, &e))
 		return report("start", dev, &e);
-	mgcap_show_table(stdout, &l);
+	mgcap_show_table(stdout, &l, NULL);
 	mgcap_nl_free_list(&l);
 	return 0;
 }
@@ -136,7 +137,9 @@ int mgcap_cmd_set(int argc, char **argv)
 
 int mgcap_cmd_show(int argc, char **argv, int json)
 {
+	struct mgcap_phc_status *clocks;
 	struct mgcap_nl_list l;
+	size_t i;
 	struct mgcap_nl_error e;
 	const char *dev = NULL;
 
@@ -156,10 +159,19 @@ int mgcap_cmd_show(int argc, char **argv, int json)
 	}
 	if (mgcap_nl_get(dev, &l, &e))
 		return report("show", dev ? dev : "", &e);
+	clocks = calloc(l.count ? l.count : 1, sizeof(*clocks));
+	if (!clocks) {
+		fprintf(stderr, "mgcap: show: out of memory\n");
+		mgcap_nl_free_list(&l);
+		return 1;
+	}
+	for (i = 0; i < l.count; i++)
+		mgcap_phc_measure(l.devs[i].ifname, &clocks[i]);
 	if (json)
-		mgcap_show_json(stdout, &l);
+		mgcap_show_json(stdout, &l, clocks);
 	else
-		mgcap_show_table(stdout, &l);
+		mgcap_show_table(stdout, &l, clocks);
+	free(clocks);
 	mgcap_nl_free_list(&l);
 	return 0;
 }

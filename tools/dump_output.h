@@ -16,7 +16,7 @@
 
 struct dump_interface {
 	char name[32];		/* "eth0@2" */
-	char description[96];
+	char description[128];
 	uint16_t linktype;
 	uint32_t snaplen;
 };

@@ -9,6 +9,7 @@
  * disk is absorbed by the buffer; beyond it, packets are dropped and counted
  * apart from the ring's drops.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -26,6 +27,7 @@
 #include "blockring.h"
 #include "dump_output.h"
 #include "erspan.h"
+#include "mgcap_adapter.h"
 #include "mgcap_nl.h"
 #include "mgcap_source.h"
 #include "options.h"
@@ -43,6 +45,7 @@ struct reader {
 	uint64_t captured;	/* blocks put in the buffer */
 	uint64_t written;	/* by the writer */
 	struct pcap_stat last;	/* for the statistics blocks */
+	int tstamp_type;	/* PCAP_TSTAMP_*: what its stamps are */
 };
 
 static struct {
@@ -51,8 +54,10 @@ static struct {
 	unsigned int keep, duration_s, snaplen;
 	int merged, writer_cpu, quiet, decap;
 	int mgcap_only;		/* -i mgcap:DEV */
+	int tstamp;		/* PCAP_TSTAMP_*; -1: adapter where the NIC has a clock */
 	int cpus[MAX_READERS], ncpus;
-} opt = { .path = NULL, .snaplen = 96, .buffer_bytes = 256ULL << 20, .writer_cpu = -1 };
+} opt = { .path = NULL, .snaplen = 96, .buffer_bytes = 256ULL << 20, .writer_cpu = -1,
+	  .tstamp = -1 };
 
 static struct reader readers[MAX_READERS];
 /*
@@ -70,7 +75,10 @@ static struct {
 static struct dump_interface ifs[MAX_READERS];
 static size_t nreaders;
 static volatile sig_atomic_t stopping;
+static int readers_joined;	/* their handles may be asked anything now */
 static uint64_t start_ns;
+/* the mgcap libpcap's report on a handle's stamps, if that is the libpcap in use */
+static int (*tstamp_report)(pcap_t *p, char *buf, size_t len);
 
 static uint64_t now_ns(void)
 {
@@ -205,6 +213,21 @@ static void on_signal(int sig)
 		pcap_breakloop(readers[i].pcap);
 }
 
+/*
+ * What the stamps of @r are, for a statistics block.  At the end, with what
+ * the conversion of adapter stamps did (its counters belong to the reader
+ * thread until then).
+ */
+static void tstamp_note(struct reader *r, char *buf, size_t len)
+{
+	char report[PCAPNG_NOTE_MAX - 48];
+
+	if (!readers_joined || !tstamp_report || tstamp_report(r->pcap, report, sizeof(report)) < 0)
+		report[0] = '\0';
+	snprintf(buf, len, "time stamps: %s%s%s", pcap_tstamp_type_val_to_name(r->tstamp_type),
+		 report[0] ? ", " : "", report);
+}
+
 /* Statistics for the closing blocks of a file: the counters as of now. */
 static void collect_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 {
@@ -223,13 +246,30 @@ static void collect_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 		st[i].os_dropped = r->last.ps_drop;
 		st[i].delivered = r->written;
 		st[i].buffer_dropped = __atomic_load_n(&r->ring.dropped, __ATOMIC_RELAXED);
+		tstamp_note(r, st[i].note, sizeof(st[i].note));
 	}
 }
 
-static pcap_t *open_source(const char *name, char *err)
+/* --tstamp, or for an mgcap source adapter where it has a clock, else adapter_unsynced */
+static int wanted_tstamp(pcap_t *p, const char *name)
+{
+	int *types, n, i, type = PCAP_TSTAMP_ADAPTER_UNSYNCED;
+
+	if (opt.tstamp >= 0 || !mgcap_source_is_ours(name))
+		return opt.tstamp >= 0 ? opt.tstamp : PCAP_TSTAMP_HOST;
+	n = pcap_list_tstamp_types(p, &types);
+	for (i = 0; i < n; i++)
+		if (types[i] == PCAP_TSTAMP_ADAPTER)
+			type = PCAP_TSTAMP_ADAPTER;
+	if (n > 0)
+		pcap_free_tstamp_types(types);
+	return type;
+}
+
+static pcap_t *open_source(struct reader *r, const char *name, char *err)
 {
 	pcap_t *p = pcap_create(name, err);
-	int status;
+	int status, type;
 
 	if (!p)
 		return NULL;
@@ -237,8 +277,16 @@ static pcap_t *open_source(const char *name, char *err)
 	pcap_set_timeout(p, 100);
 	pcap_set_promisc(p, 1);
 	pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
-	if (mgcap_source_is_ours(name))
-		pcap_set_tstamp_type(p, PCAP_TSTAMP_ADAPTER_UNSYNCED);
+	type = wanted_tstamp(p, name);
+	r->tstamp_type = PCAP_TSTAMP_HOST;
+	if (type != PCAP_TSTAMP_HOST) {
+		status = pcap_set_tstamp_type(p, type);
+		if (status == 0)
+			r->tstamp_type = type;
+		else
+			fprintf(stderr, "mgdump: %s: time stamps %s: %s\n", name,
+				pcap_tstamp_type_val_to_name(type), pcap_statustostr(status));
+	}
 	status = pcap_activate(p);
 	if (status < 0) {
 		const char *why = pcap_geterr(p);
@@ -254,7 +302,16 @@ static pcap_t *open_source(const char *name, char *err)
 		return NULL;
 	}
 	if (status > 0)
-		fprintf(stderr, "mgdump: %s: %s\n", name, pcap_statustostr(status));
+		fprintf(stderr, "mgdump: %s: %s\n", name,
+			status == PCAP_WARNING ? pcap_geterr(p) : pcap_statustostr(status));
+	/* after a warning, the mgcap libpcap says what the stamps really are */
+	if (tstamp_report) {
+		char report[PCAPNG_NOTE_MAX];
+
+		type = tstamp_report(p, report, sizeof(report));
+		if (type >= 0)
+			r->tstamp_type = type;
+	}
 	return p;
 }
 
@@ -333,6 +390,15 @@ static size_t plan_sources(char sources[][IF_NAMESIZE + 16])
 	return count;
 }
 
+/* The interface's description says what its stamps are: pcapng has no field for it. */
+static void tstamp_description(struct dump_interface *ifc, int type)
+{
+	size_t n = strlen(ifc->description);
+
+	snprintf(ifc->description + n, sizeof(ifc->description) - n, "%stime stamps: %s",
+		 n ? "; " : "", pcap_tstamp_type_val_to_name(type));
+}
+
 static int open_readers(void)
 {
 	char sources[MAX_READERS][IF_NAMESIZE + 16], err[PCAP_ERRBUF_SIZE];
@@ -345,7 +411,7 @@ static int open_readers(void)
 		struct reader *r = &readers[i];
 		struct bpf_program prog;
 
-		r->pcap = open_source(sources[i], err);
+		r->pcap = open_source(r, sources[i], err);
 		if (!r->pcap) {
 			fprintf(stderr, "mgdump: %s\n", err);
 			return -1;
@@ -359,6 +425,7 @@ static int open_readers(void)
 			}
 			pcap_freecode(&prog);
 		}
+		tstamp_description(&ifs[i], r->tstamp_type);
 		ifs[i].linktype = (uint16_t)pcap_datalink(r->pcap);
 		ifs[i].snaplen = (uint32_t)pcap_snapshot(r->pcap);
 		r->ifid = (uint32_t)i;
@@ -459,7 +526,7 @@ static int write_loop(struct dump_output *out)
 	return ret;
 }
 
-enum { OPT_CPUS = OPT_LONG_ONLY, OPT_WRITER_CPU, OPT_MERGED };
+enum { OPT_CPUS = OPT_LONG_ONLY, OPT_WRITER_CPU, OPT_MERGED, OPT_TSTAMP };
 
 static const struct tool_option mgdump_options[] = {
 	{ 'i', "interface", "DEV", "DEV's mgcap queues, else the libpcap device; mgcap:DEV starts a capture" },
@@ -474,6 +541,7 @@ static const struct tool_option mgdump_options[] = {
 	{ OPT_CPUS, "cpus", "LIST", "CPUs for the reader threads, one per queue, round robin" },
 	{ OPT_WRITER_CPU, "writer-cpu", "N", "the CPU for the writer thread" },
 	{ OPT_MERGED, "merged", NULL, "one interface, every queue in time-stamp order" },
+	{ OPT_TSTAMP, "tstamp", "TYPE", "time stamps: adapter, adapter_unsynced or host (see below)" },
 	{ 'q', "quiet", NULL, "no status line" },
 	TOOL_OPTION_HELP,
 	TOOL_OPTION_VERSION,
@@ -487,7 +555,12 @@ static const struct tool_help mgdump_help = {
 		   "queue, a large buffer, one writer thread.  FILTER is a pcap-filter(7)\n"
 		   "expression.",
 	.options = mgdump_options,
-	.notes = "Exit status: 0 when it stopped as asked (-c, -G, SIGINT, SIGTERM), 1 when\n"
+	.notes = "Time stamps: adapter is the NIC's clock converted to system time, the\n"
+		 "default where the NIC has a clock (PHC); adapter_unsynced is its raw time,\n"
+		 "the default for other mgcap devices; host is the kernel's.  Each interface's\n"
+		 "description says which it got, and its statistics what the conversion did.\n"
+		 "\n"
+		 "Exit status: 0 when it stopped as asked (-c, -G, SIGINT, SIGTERM), 1 when\n"
 		 "capturing or writing failed, 2 for bad arguments.",
 };
 
@@ -556,6 +629,12 @@ static int parse_args(int argc, char **argv)
 			opt.writer_cpu = (int)v;
 			break;
 		case OPT_MERGED: opt.merged = 1; break;
+		case OPT_TSTAMP:
+			opt.tstamp = pcap_tstamp_type_name_to_val(optarg);
+			if (opt.tstamp != PCAP_TSTAMP_HOST && opt.tstamp != PCAP_TSTAMP_ADAPTER &&
+			    opt.tstamp != PCAP_TSTAMP_ADAPTER_UNSYNCED)
+				goto bad;
+			break;
 		case 'd': opt.decap = 1; break;
 		case 'q': opt.quiet = 1; break;
 		default: return -1;	/* getopt said which */
@@ -643,6 +722,8 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv))
 		return 2;
+	/* POSIX's way to take a function from dlsym() */
+	*(void **)&tstamp_report = dlsym(RTLD_DEFAULT, MGCAP_TSTAMP_REPORT_SYMBOL);
 	if (open_readers())
 		return 1;
 	memset(&out, 0, sizeof(out));
@@ -671,6 +752,7 @@ int main(int argc, char **argv)
 		pcap_breakloop(readers[i].pcap);
 	for (i = 0; i < started; i++)
 		pthread_join(readers[i].thread, NULL);
+	readers_joined = 1;
 	if (dump_output_close(&out) && !ret) {
 		fprintf(stderr, "mgdump: %s\n", out.error);
 		ret = -1;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <inttypes.h>
+#include <string.h>
 
 #include "parse.h"
 #include "show.h"
@@ -45,7 +46,45 @@ static void json_readers(FILE *f, const struct mgcap_nl_queue *qu)
 	fputc(']', f);
 }
 
-void mgcap_show_json(FILE *f, const struct mgcap_nl_list *l)
+static void json_clock(FILE *f, const struct mgcap_phc_status *c)
+{
+	fputs(",\"clock\":", f);
+	if (c->index < 0 && !c->err) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "{\"phc\":\"/dev/ptp%d\"", c->index);
+	if (c->err) {
+		fputs(",\"error\":", f);
+		json_string(f, strerror(c->err));
+	} else {
+		fprintf(f, ",\"method\":\"%s\",\"offset_ns\":%" PRId64 ",\"freq_ppb\":%.1f"
+			",\"freq_unc_ppb\":%.1f,\"window_ns\":%" PRId64,
+			mgcap_phc_method_name(c->method), c->offset_ns, c->freq_ppb,
+			c->freq_unc_ppb, c->window_ns);
+	}
+	fputc('}', f);
+}
+
+/* One line on the device's clock, the source of adapter stamps. */
+static void table_clock(FILE *f, const struct mgcap_phc_status *c)
+{
+	int64_t off = c->offset_ns < 0 ? -c->offset_ns : c->offset_ns;
+
+	if (c->index < 0 && !c->err)
+		fputs("  clock: none named by the NIC (no adapter stamps in system time)\n", f);
+	else if (c->err)
+		fprintf(f, "  clock: /dev/ptp%d cannot be read: %s\n", c->index, strerror(c->err));
+	else
+		fprintf(f, "  clock: /dev/ptp%d, %c%" PRId64 ".%09" PRId64 " s from system time, "
+			"%+.1f ppm (+-%.1f), by %s, window %" PRId64 " ns\n", c->index,
+			c->offset_ns < 0 ? '-' : '+', off / 1000000000, off % 1000000000,
+			c->freq_ppb / 1000, c->freq_unc_ppb / 1000,
+			mgcap_phc_method_name(c->method), c->window_ns);
+}
+
+void mgcap_show_json(FILE *f, const struct mgcap_nl_list *l,
+		     const struct mgcap_phc_status *clocks)
 {
 	size_t i, q;
 
@@ -70,7 +109,10 @@ void mgcap_show_json(FILE *f, const struct mgcap_nl_list *l)
 			json_readers(f, qu);
 			fputc('}', f);
 		}
-		fputs("]}", f);
+		fputc(']', f);
+		if (clocks)
+			json_clock(f, &clocks[i]);
+		fputc('}', f);
 	}
 	fputs("]\n", f);
 }
@@ -78,7 +120,8 @@ void mgcap_show_json(FILE *f, const struct mgcap_nl_list *l)
 #define TABLE_ROW "  %5s %14s %18s %12s %12s %12s %7s  %s\n"
 #define TABLE_COUNTERS "%14" PRIu64 " %18" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
 
-void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l)
+void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l,
+		      const struct mgcap_phc_status *clocks)
 {
 	size_t i, q;
 	uint32_t r;
@@ -92,6 +135,8 @@ void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l)
 			"%s\n", d->ifname, mgcap_mode_name(d->mode), d->num_queues,
 			d->num_queues == 1 ? "" : "s", d->ring_size >> 10, d->snaplen,
 			d->autostop ? ", stops with its last reader" : "");
+		if (clocks)
+			table_clock(f, &clocks[i]);
 		fprintf(f, TABLE_ROW, "queue", "captured", "bytes", "dropped", "fill", "high-water",
 			"readers", "node / reader");
 		for (q = 0; q < d->num_queues; q++) {

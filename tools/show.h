@@ -6,8 +6,12 @@
 #include <stdio.h>
 
 #include "mgcap_nl.h"
+#include "mgcap_phc.h"
 
-void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l);
-void mgcap_show_json(FILE *f, const struct mgcap_nl_list *l);
+/* @clocks: each device's clock (l->count of them), or NULL: not measured */
+void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l,
+		      const struct mgcap_phc_status *clocks);
+void mgcap_show_json(FILE *f, const struct mgcap_nl_list *l,
+		     const struct mgcap_phc_status *clocks);
 
 #endif /* MGCAP_SHOW_H */

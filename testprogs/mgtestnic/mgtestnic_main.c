@@ -19,9 +19,12 @@
  * Each device has a PHC (/dev/ptpN, mgt_phc.h), at phc_offset_ns from the
  * system clock when loaded (default +37 s, as a PHC in TAI), and:
  *
- *   .../mgtestnic/phc_stamps     0: the synthetic stamps mgt_hwtstamp() gives
- *                                1: stamps from the PHC, each frame carrying
- *                                   the system time of its stamp (MGT_TRUTH_OFF)
+ *   .../mgtestnic/phc_stamps     0: the synthetic stamps mgt_hwtstamp() gives,
+ *                                   from a clock the NIC does not name (as
+ *                                   NICs without a PHC stamp)
+ *                                1: stamps from the PHC, which ethtool then
+ *                                   names, each frame carrying the system time
+ *                                   of its stamp (MGT_TRUTH_OFF)
  *   .../mgtestnic/phc_offset_ns  PHC minus system time now; writing steps it
  *   .../mgtestnic/phc_step_ns    write: step the PHC by this much (either sign)
  *   .../mgtestnic/phc_error_ppb  the PHC's frequency error (adjfine adds to it)
@@ -211,7 +214,7 @@ static int mgt_get_ts_info(struct net_device *dev, struct mgt_ts_info *info)
 
 	info->so_timestamping = SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE |
 				SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
-	info->phc_index = mgt_phc_index(&priv->phc);
+	info->phc_index = READ_ONCE(priv->phc_stamps) ? mgt_phc_index(&priv->phc) : -1;
 	info->tx_types = BIT(HWTSTAMP_TX_OFF);
 	info->rx_filters = BIT(HWTSTAMP_FILTER_NONE) | BIT(HWTSTAMP_FILTER_ALL);
 	return 0;

@@ -88,6 +88,10 @@ t_adapter_phc_steps_cost_no_frame_a_wrong_stamp() {
 # elsewhere gives libpcap's warning and host stamps
 t_adapter_only_with_a_phc() {
 	setup 1 && ip link add dummy0 type dummy && ip link set dummy0 up || return 1
+	# stamping from a clock it does not name: no adapter
+	$RUN tcpdump -J -i mgcap:mgt0 >"$TMP/j" 2>&1 || { cat "$TMP/j"; return 1; }
+	grep -q "^  adapter (" "$TMP/j" && bad "mgt0 without a PHC lists adapter: $(cat "$TMP/j")"
+	echo 1 >$NICSYS/phc_stamps || return 1
 	$RUN tcpdump -J -i mgcap:mgt0 >"$TMP/j" 2>&1 || { cat "$TMP/j"; return 1; }
 	grep -q "^  adapter (" "$TMP/j" || bad "mgt0: $(cat "$TMP/j")"
 	grep -q "^  adapter_unsynced (" "$TMP/j" || bad "mgt0: $(cat "$TMP/j")"
@@ -124,4 +128,56 @@ t_adapter_unreadable_phc_gives_host_stamps() {
 		"$TMP/client" || bad "no warning: $(cat "$TMP/client")"
 	$PCAPCHECK "$TMP/out.pcap" --queues 2 --count 100 --sw-after "$start" --truth 1000000000 ||
 		return 1
+}
+
+# mgdump takes adapter stamps by default where the NIC has a clock, and says
+# so in each interface's description and statistics (pcapng has no field)
+t_mgdump_adapter_stamps_where_the_nic_has_a_clock() {
+	phc_setup 2 extended -20000 || return 1
+	timeout 120 $MGDUMP -i mgt0 -w "$TMP/out.pcapng" -c 4000 -q >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || return 1
+	echo "all 2000" >$NICSYS/generate
+	wait $dump || { cat "$TMP/d"; return 1; }
+	check=$($PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 2000 --truth 10000 --unmerged) ||
+		bad "$check"
+	capinfos "$TMP/out.pcapng" >"$TMP/ci" || return 1
+	n=$(grep -c "Description = mgcap:mgt0@[01], receive queue [01]; time stamps: adapter$" \
+		"$TMP/ci")
+	[ "$n" = 2 ] || bad "descriptions: $(grep Description "$TMP/ci")"
+	n=$(grep -ac "buffer drops: 0; time stamps: adapter, /dev/ptp[0-9]* by PTP_SYS_OFFSET_EXTENDED, .* 0 stamps fell back" \
+		"$TMP/out.pcapng")
+	[ "$n" = 2 ] || bad "statistics comments: $(strings "$TMP/out.pcapng" | grep 'buffer drops')"
+	say "$(echo "$check" | sed -n 's/.*truth: //p')"
+	# merged, and asked for the raw clock
+	offset=$(cat $NICSYS/phc_offset_ns)
+	timeout 120 $MGDUMP -i mgt0 --merged --tstamp adapter_unsynced -w "$TMP/raw.pcapng" \
+		-c 2000 -q >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || return 1
+	echo "all 1000" >$NICSYS/generate
+	wait $dump || { cat "$TMP/d"; return 1; }
+	$PCAPCHECK "$TMP/raw.pcapng" --queues 2 --count 1000 --raw-offset "$offset" || return 1
+	capinfos "$TMP/raw.pcapng" | grep -q "Description = .*; time stamps: adapter_unsynced$" ||
+		bad "$(capinfos "$TMP/raw.pcapng" | grep Description)"
+}
+
+# mgdump --tstamp: a type it does not know is refused, naming the option
+t_mgdump_tstamp_bad_input() {
+	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
+	out=$($MGDUMP -i mgt0 -w "$TMP/x" --tstamp adapter_synced 2>&1)
+	st=$?
+	[ $st -eq 2 ] && [ "$out" = "mgdump: bad value 'adapter_synced' for --tstamp" ] ||
+		bad "status $st: '$out'"
+	[ ! -e "$TMP/x" ] || bad "a refused mgdump left $TMP/x"
+	# adapter on a NIC without a clock: libpcap's warning, and mgdump goes on
+	timeout 120 $MGDUMP -i mgt0 --tstamp adapter -w "$TMP/out.pcapng" -c 100 -q >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || return 1
+	echo "all 100" >$NICSYS/generate
+	wait $dump || { cat "$TMP/d"; return 1; }
+	grep -q "^mgdump: mgcap:mgt0@0: time stamps adapter: .*not supported" "$TMP/d" ||
+		bad "no warning: $(cat "$TMP/d")"
+	capinfos "$TMP/out.pcapng" | grep -q "Description = .*; time stamps: host$" ||
+		bad "$(capinfos "$TMP/out.pcapng" | grep Description)"
 }

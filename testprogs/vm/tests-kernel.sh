@@ -19,7 +19,10 @@ t_both_stamps_after_the_frame() {
 	$RINGCHECK --dev mgt0 --count 3000 --both-stamps --vlan 10 --snaplen 15 || return 1
 	$RINGCHECK --dev mgt0 --count 3000 --both-stamps --nonlinear --frame-len 1000 || return 1
 	# a reader that did not ask has no such stamp (ringcheck fails on one)
-	$RINGCHECK --dev mgt0 --count 1000 --frame-len 61
+	$RINGCHECK --dev mgt0 --count 1000 --frame-len 61 || return 1
+	# without the NIC's stamps, the record's stamp is 0 and the kernel's follows
+	$MGCAP hwtstamp mgt0 off >/dev/null || return 1
+	$RINGCHECK --dev mgt0 --count 1000 --both-stamps --sw
 }
 
 t_vlan_snaplen_nonlinear() {

@@ -103,7 +103,8 @@ struct mgcap_ring_ctrl {
 
 /*
  * One captured frame.  Without MGCAP_REC_F_HWTSTAMP the stamp is the kernel's
- * real time (CLOCK_REALTIME) at capture.  Never zero.
+ * real time (CLOCK_REALTIME) at capture.  Never zero, but for a reader of
+ * MGCAP_TSTAMP_HW_AND_SW, whose records hold 0 where the NIC gave no stamp.
  */
 struct mgcap_rec {
 	__u32 rec_len;		/* bytes from this header to the next, MGCAP_REC_ALIGN-ed */
@@ -121,8 +122,8 @@ struct mgcap_rec {
 		 ~(MGCAP_REC_ALIGN - 1)))
 
 /*
- * With MGCAP_REC_F_SWTSTAMP (a reader's MGCAP_TSTAMP_HW_AND_SW, on a frame
- * with a hardware stamp), the kernel's real time at capture follows the
+ * With MGCAP_REC_F_SWTSTAMP (every record of a reader of
+ * MGCAP_TSTAMP_HW_AND_SW), the kernel's real time at capture follows the
  * frame's bytes, at the next 8-byte boundary: the record is 8 bytes longer.
  */
 #define MGCAP_REC_SWTSTAMP_OFF(caplen)	MGCAP_REC_LEN(caplen)
@@ -196,9 +197,10 @@ enum mgcap_tstamp_source {
 	MGCAP_TSTAMP_HW_OR_SW,	/* the NIC's stamp when the frame has one (default) */
 	MGCAP_TSTAMP_SW,	/* always the kernel's real time */
 	/*
-	 * As HW_OR_SW, with the kernel's real time too (MGCAP_REC_F_SWTSTAMP):
-	 * for a reader that converts the NIC's clock, and needs a stamp where
-	 * it cannot.
+	 * The NIC's stamp, or 0 where it gave none, and the kernel's real time
+	 * after the frame (MGCAP_REC_F_SWTSTAMP): for a reader that converts
+	 * the NIC's clock, and needs a stamp where it cannot.  A record's
+	 * stamp is then a PHC value or nothing, never system time.
 	 */
 	MGCAP_TSTAMP_HW_AND_SW,
 	__MGCAP_TSTAMP_MAX
