@@ -508,14 +508,10 @@ static void list_queues_error(char *errbuf, const char *device)
 static int start_for_reader(pcap_t *p)
 {
 	struct pcap_mgcap *pm = p->priv;
-	struct mgcap_nl_start opts = { .mode = -1, .autostop = 1 };
-	uint64_t ring = (uint64_t)p->opt.buffer_size;
 	struct mgcap_nl_error e;
 
-	if (ring)	/* 0: the kernel's default */
-		opts.ring_size = ring < MGCAP_RING_SIZE_MIN ? MGCAP_RING_SIZE_MIN :
-				 ring > MGCAP_RING_SIZE_MAX ? MGCAP_RING_SIZE_MAX : ring;
-	if (mgcap_nl_start(pm->src.ifname, &opts, NULL, &e) == 0 || e.err == EEXIST)
+	/* a ring of libpcap's buffer size per queue */
+	if (mgcap_nl_start_for_readers(pm->src.ifname, (uint64_t)p->opt.buffer_size, &e) == 0)
 		return 0;
 	if (e.err == EPERM) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,

@@ -30,6 +30,8 @@ PKTGEN_CONTENDERS=${MGCAP_BENCH_PKTGEN:-baseline afpacket afpacket-tmpfs netsnif
 mgcap-ring2 mgcap-mirror mgcap-mirror-B32 mgcap-drop mgcap-drop-filter mgcap-drop-full mgdump \
 mgdump-drop}
 NIC_CONTENDERS=${MGCAP_BENCH_NIC:-baseline afpacket mgcap-ring mgcap-mirror mgcap-drop mgdump}
+# stamps from the test NIC's PHC, converted to system time (-j adapter)
+ADAPTER_CONTENDERS=${MGCAP_BENCH_ADAPTER:-baseline mgcap-mirror mgdump}
 PROFILE_CONTENDERS=${MGCAP_BENCH_PROFILE:-baseline afpacket mgcap-ring mgcap-mirror mgcap-drop mgdump}
 # frames a round: deterministic counts need no more
 FRAMES=${MGCAP_BENCH_FRAMES:-50000}
@@ -234,18 +236,25 @@ part_cost() {
 			measure pktgen "$size" off "$c" || return 1
 		done
 	done
-	for hwts in off on; do
-		$MGCAP hwtstamp mgt0 "$hwts" >/dev/null || return 1
+	# stamps off; on (adapter_unsynced); adapter: the NIC stamps from its PHC
+	# (the generator's share grows: it reads the clock, so baseline runs too)
+	for hwts in off on adapter; do
+		$MGCAP hwtstamp mgt0 "$([ $hwts = off ] && echo off || echo on)" >/dev/null || return 1
+		echo "$([ $hwts = adapter ] && echo 1 || echo 0)" \
+			>/sys/class/net/mgt0/mgtestnic/phc_stamps || return 1
 		TSOPT=
+		contenders=$NIC_CONTENDERS
 		[ "$hwts" = on ] && TSOPT="-j adapter_unsynced"
+		[ "$hwts" = adapter ] && TSOPT="-j adapter" && contenders=$ADAPTER_CONTENDERS
 		for size in $SIZES; do
 			setup_nic "$size" || return 1
-			for c in $NIC_CONTENDERS; do
+			for c in $contenders; do
 				measure nic "$size" "$hwts" "$c" || return 1
 			done
 		done
 	done
 	$MGCAP hwtstamp mgt0 off >/dev/null
+	echo 0 >/sys/class/net/mgt0/mgtestnic/phc_stamps
 	TSOPT=
 }
 

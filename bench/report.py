@@ -387,6 +387,14 @@ def main():
             targets.append((f"two queues capture 1.6x one queue ({c}, stamps {hwts}; wall clock)",
                             f"{r:.2f}x (rounds {min(by[2]) / max(by[1]):.2f}x to "
                             f"{max(by[2]) / min(by[1]):.2f}x)", r >= 1.6))
+    for size in sorted(k[1] for k in summary if k[0] == "nic" and k[2] == "adapter"):
+        for c, name in (("mgcap-mirror", "tcpdump -j adapter"), ("mgdump", "mgdump")):
+            a, u = get("nic", size, "adapter", c, "added"), get("nic", size, "on", c, "added")
+            if a is not None and u is not None:
+                targets.append((f"{name}: stamps converted to system time add at most 10 "
+                                f"instructions a packet to adapter_unsynced's ({size} bytes, "
+                                f"test NIC; its clock samples included)",
+                                f"{a - u:+.1f} ({fmt(a)} against {fmt(u)} added)", a - u <= 10))
     targets += floor_targets(summary)
     for ratio in bu:
         targets.append(("largest lossless burst within 2% of ring / record", f"{ratio:.3f}",

@@ -302,6 +302,19 @@ int mgcap_nl_start(const char *ifname, const struct mgcap_nl_start *opts,
 	return mgcap_nl_request(MGCAP_CMD_START, 0, fill_typed, &a, out, e);
 }
 
+int mgcap_nl_start_for_readers(const char *ifname, uint64_t ring_size, struct mgcap_nl_error *e)
+{
+	struct mgcap_nl_start opts = { .mode = -1, .autostop = 1 };
+
+	if (ring_size)
+		opts.ring_size = ring_size < MGCAP_RING_SIZE_MIN ? MGCAP_RING_SIZE_MIN :
+				 ring_size > MGCAP_RING_SIZE_MAX ? MGCAP_RING_SIZE_MAX : ring_size;
+	/* another reader may have started it meanwhile: as good */
+	if (mgcap_nl_start(ifname, &opts, NULL, e) == 0 || e->err == EEXIST)
+		return 0;
+	return -1;
+}
+
 int mgcap_nl_stop(const char *ifname, struct mgcap_nl_error *e)
 {
 	struct typed_args a = { .ifname = ifname, .mode = -1 };

@@ -68,6 +68,13 @@ struct mgcap_nl_start {
 
 int mgcap_nl_start(const char *ifname, const struct mgcap_nl_start *opts,
 		   struct mgcap_nl_list *out, struct mgcap_nl_error *e);
+/*
+ * A capture for readers of a device nobody captures (mirror mode; the
+ * kernel stops it after its last reader): what opening mgcap:DEV does.
+ * @ring_size 0 is the kernel's default, else it is brought within the
+ * limits.  0 when it runs (started here or already), or -1 with @e.
+ */
+int mgcap_nl_start_for_readers(const char *ifname, uint64_t ring_size, struct mgcap_nl_error *e);
 int mgcap_nl_stop(const char *ifname, struct mgcap_nl_error *e);
 int mgcap_nl_set_mode(const char *ifname, uint32_t mode, struct mgcap_nl_list *out,
 		      struct mgcap_nl_error *e);

@@ -30,12 +30,13 @@ void synthetic_ring_free(struct synthetic_ring *s)
 	s->map = NULL;
 }
 
-int synthetic_ring_put(struct synthetic_ring *s, const uint8_t *frame, uint32_t caplen,
-		       uint32_t wirelen, uint16_t queue, uint16_t flags, uint64_t tstamp_ns)
+/* A record; with @sw_tstamp nonzero, the kernel's stamp after the frame too. */
+static int put(struct synthetic_ring *s, const uint8_t *frame, uint32_t caplen, uint32_t wirelen,
+	       uint16_t queue, uint16_t flags, uint64_t tstamp_ns, uint64_t sw_tstamp_ns)
 {
 	uint64_t size = s->ctrl->data_size;
 	uint64_t tail = __atomic_load_n(&s->ctrl->consumer, __ATOMIC_ACQUIRE);
-	uint32_t rec_len = MGCAP_REC_LEN(caplen);
+	uint32_t rec_len = MGCAP_REC_LEN(caplen) + (sw_tstamp_ns ? 8 : 0);
 	uint64_t skip = mgcap_ring_skip_before(s->head, size, rec_len);
 	struct mgcap_rec *rec;
 
@@ -55,11 +56,26 @@ int synthetic_ring_put(struct synthetic_ring *s, const uint8_t *frame, uint32_t 
 	rec->caplen = caplen;
 	rec->wirelen = wirelen;
 	rec->queue = queue;
-	rec->flags = flags;
+	rec->flags = flags | (sw_tstamp_ns ? MGCAP_REC_F_SWTSTAMP : 0);
 	rec->tstamp_ns = tstamp_ns;
 	memcpy(rec->data, frame, caplen);
 	memset(rec->data + caplen, 0, rec_len - sizeof(*rec) - caplen);
+	if (sw_tstamp_ns)
+		memcpy((uint8_t *)rec + MGCAP_REC_SWTSTAMP_OFF(caplen), &sw_tstamp_ns, 8);
 	s->head += rec_len;
 	__atomic_store_n(&s->ctrl->producer, s->head, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int synthetic_ring_put(struct synthetic_ring *s, const uint8_t *frame, uint32_t caplen,
+		       uint32_t wirelen, uint16_t queue, uint16_t flags, uint64_t tstamp_ns)
+{
+	return put(s, frame, caplen, wirelen, queue, flags, tstamp_ns, 0);
+}
+
+int synthetic_ring_put_both(struct synthetic_ring *s, const uint8_t *frame, uint32_t caplen,
+			    uint32_t wirelen, uint16_t queue, uint16_t flags, uint64_t tstamp_ns,
+			    uint64_t sw_tstamp_ns)
+{
+	return put(s, frame, caplen, wirelen, queue, flags, tstamp_ns, sw_tstamp_ns);
 }

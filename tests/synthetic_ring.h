@@ -28,4 +28,9 @@ void synthetic_ring_free(struct synthetic_ring *s);
 int synthetic_ring_put(struct synthetic_ring *s, const uint8_t *frame, uint32_t caplen,
 		       uint32_t wirelen, uint16_t queue, uint16_t flags, uint64_t tstamp_ns);
 
+/* As a reader of MGCAP_TSTAMP_HW_AND_SW sees it: @sw_tstamp_ns after the frame. */
+int synthetic_ring_put_both(struct synthetic_ring *s, const uint8_t *frame, uint32_t caplen,
+			    uint32_t wirelen, uint16_t queue, uint16_t flags, uint64_t tstamp_ns,
+			    uint64_t sw_tstamp_ns);
+
 #endif /* MGCAP_SYNTHETIC_RING_H */

@@ -22,6 +22,7 @@ int main(void)
 	register_dump_output_tests();
 	register_options_tests();
 	register_clock_tests();
+	register_adapter_tests();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

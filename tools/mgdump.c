@@ -321,10 +321,9 @@ static pcap_t *open_source(struct reader *r, const char *name, char *err)
  */
 static int start_capture(void)
 {
-	struct mgcap_nl_start start = { .mode = -1, .autostop = 1 };
 	struct mgcap_nl_error e;
 
-	if (mgcap_nl_start(opt.dev, &start, NULL, &e) == 0 || e.err == EEXIST)
+	if (mgcap_nl_start_for_readers(opt.dev, 0, &e) == 0)
 		return 0;
 	fprintf(stderr, "mgdump: cannot start capturing %s: %s\n", opt.dev, mgcap_nl_strerror(&e));
 	return -1;
