@@ -2,7 +2,10 @@
  * Copyright (c) the mgcap developers.  BSD-2-Clause, as libpcap.
  *
  * mgcap capture module: "mgcap:DEV" reads every receive queue of DEV as one
- * stream in time-stamp order; "mgcap:DEV@N" or "mgcap:DEV@1-3,5" a subset.
+ * stream in time-stamp order; "mgcap:DEV@N" or "mgcap:DEV@1-3,5" a subset;
+ * "mgcap:DEV1,DEV2" every queue of several devices (the two directions of a
+ * tap), in the order of their stamps in system time where they are
+ * converted (adapter), or as they are.
  * Packets are handed to the callback straight from the mapped rings; a
  * batch's ring space goes back to the kernel at the next read, so
  * pcap_next_ex() pointers stay valid until then.
@@ -44,22 +47,29 @@
 /* Records handed out by one read at most. */
 #define MGCAP_BATCH_MAX		4096
 
-struct pcap_mgcap {
+/* One device of the source. */
+struct mgcap_dev {
 	struct mgcap_source src;
+	uint64_t ifdrop_base;
+	int promisc_fd;		/* holds PACKET_MR_PROMISC; the kernel undoes it on close */
+	int hwts_restore;	/* put hwts_saved back at close */
+	struct hwtstamp_config hwts_saved;
+	struct mgcap_adapter conv;	/* adapter stamps: its clock */
+};
+
+struct pcap_mgcap {
+	struct mgcap_dev devs[MGCAP_MAX_DEVICES];
+	size_t ndevs;
 	struct mgcap_merge merge;
 	struct mgcap_merge_queue *queues;
+	size_t *queue_dev;	/* each queue's device, an index into devs */
 	struct mgcap_queue_stats *stats_base;
-	uint64_t ifdrop_base;
 	int event_fd;		/* pcap_breakloop() wakes a blocked read through it */
-	int promisc_fd;		/* holds PACKET_MR_PROMISC; the kernel undoes it on close */
 	int nonblock;
 	int nano;		/* nanosecond precision */
-	int hwts_restore;	/* put hwts_saved back at close */
 	int on_close_list;	/* pcap_add_to_pcaps_to_close(): closed at exit() too */
-	struct hwtstamp_config hwts_saved;
 	int tstamp_type;	/* PCAP_TSTAMP_*: what the stamps are, after any warning */
-	int adapter;		/* PCAP_TSTAMP_ADAPTER: stamps converted through... */
-	struct mgcap_adapter conv;	/* ... this, the rings gated for it */
+	int adapter;		/* PCAP_TSTAMP_ADAPTER: converted, the rings gated */
 };
 
 static uint64_t monotonic_ns(void)
@@ -87,21 +97,17 @@ struct stamp_second {
 };
 
 /*
- * Hands one record to the callback, filtered; 1 if it was delivered.  Once
- * per packet, so inlined into the read loops, with @nano (what activate()
- * set) a constant there, and @line NULL there unless stamps are converted
- * (PCAP_TSTAMP_ADAPTER): then the loop's copy of the conversion's line.
+ * Hands one record, stamped @ns, to the callback, filtered; 1 if it was
+ * delivered.  Once per packet, so inlined into the read loops, with @nano
+ * (what activate() set) a constant there.
  */
 static inline __attribute__((always_inline))
-int deliver(pcap_t *p, const struct mgcap_rec *rec, int nano, struct mgcap_clock_line *line,
+int deliver(pcap_t *p, const struct mgcap_rec *rec, uint64_t ns, int nano,
 	    struct stamp_second *second, pcap_handler cb, u_char *user)
 {
 	struct pcap_pkthdr h;
-	uint64_t ns;
 	uint32_t frac;
 
-	ns = line ? mgcap_adapter_stamp(&((struct pcap_mgcap *)p->priv)->conv, line, rec) :
-		    rec->tstamp_ns;
 	if (ns - second->start_ns >= 1000000000ULL) {
 		second->sec = ns / 1000000000ULL;
 		second->start_ns = second->sec * 1000000000ULL;
@@ -133,7 +139,8 @@ int deliver_one_queue(pcap_t *p, int max, int nano, int adapter, pcap_handler cb
 	struct pcap_mgcap *pm = p->priv;
 	struct mgcap_reader *r = &pm->queues[0].r;
 	struct stamp_second second = { 0, 0 };
-	struct mgcap_clock_line line = pm->conv.line;
+	struct mgcap_adapter *conv = &pm->devs[0].conv;
+	struct mgcap_clock_line line = conv->line;
 	const uint8_t *start;
 	uint64_t len;
 	int left = max;
@@ -149,7 +156,8 @@ int deliver_one_queue(pcap_t *p, int max, int nano, int adapter, pcap_handler cb
 			if (rec->flags & MGCAP_REC_F_PAD)
 				break;
 			cur += rec->rec_len;
-			left -= deliver(p, rec, nano, adapter ? &line : NULL, &second, cb, user);
+			left -= deliver(p, rec, adapter ? mgcap_adapter_stamp(conv, &line, rec) :
+					rec->tstamp_ns, nano, &second, cb, user);
 			stop = p->break_loop || !left;
 			if (stop)
 				break;
@@ -197,19 +205,30 @@ static int deliver_one(pcap_t *p, int max, pcap_handler cb, u_char *user)
 			  deliver_one_queue_usec(p, max, cb, user);
 }
 
-/* Up to @max records of several queues in stamp order; *@wait_ns as mgcap_merge_next(). */
+/* The merge's order with adapter stamps: each record's stamp in system time. */
+static uint64_t adapter_key(void *arg, size_t queue, const struct mgcap_rec *rec)
+{
+	struct pcap_mgcap *pm = arg;
+	struct mgcap_adapter *conv = &pm->devs[pm->queue_dev[queue]].conv;
+
+	return mgcap_adapter_stamp(conv, &conv->line, rec);
+}
+
+/*
+ * Up to @max records of several queues in the order of their stamps (their
+ * keys: in system time with adapter stamps); *@wait_ns as mgcap_merge_next().
+ */
 static int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *wait_ns,
 			  pcap_handler cb, u_char *user)
 {
 	struct pcap_mgcap *pm = p->priv;
 	struct stamp_second second = { 0, 0 };
-	struct mgcap_clock_line line = pm->conv.line;
 	const struct mgcap_rec *rec;
 	size_t q;
 	int n = 0;
 
 	while (n < max && (rec = mgcap_merge_next(&pm->merge, now, &q, wait_ns)) != NULL) {
-		n += deliver(p, rec, pm->nano, pm->adapter ? &line : NULL, &second, cb, user);
+		n += deliver(p, rec, pm->merge.q[q].last_ts, pm->nano, &second, cb, user);
 		if (p->break_loop)
 			break;
 	}
@@ -217,8 +236,8 @@ static int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *wait_ns,
 }
 
 /*
- * Lets the rings' new records through their gates, then samples the clock:
- * every record read afterwards lies between two samples.
+ * Lets the rings' new records through their gates, then samples each
+ * device's clock: every record read afterwards lies between two samples.
  */
 static void adapter_sample(struct pcap_mgcap *pm, uint64_t now)
 {
@@ -227,7 +246,23 @@ static void adapter_sample(struct pcap_mgcap *pm, uint64_t now)
 
 	for (i = 0; i < pm->merge.n; i++)
 		moved |= mgcap_reader_open_gate(&pm->queues[i].r);
-	(void)mgcap_adapter_sample(&pm->conv, moved, now);
+	for (i = 0; i < pm->ndevs; i++)
+		(void)mgcap_adapter_sample(&pm->devs[i].conv, moved, now);
+}
+
+/* How long until some device's clock is due for a sample without traffic. */
+static uint64_t adapter_sample_due(const struct pcap_mgcap *pm, uint64_t now)
+{
+	uint64_t due = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < pm->ndevs; i++) {
+		uint64_t d = mgcap_adapter_sample_due(&pm->devs[i].conv, now);
+
+		if (d < due)
+			due = d;
+	}
+	return due;
 }
 
 static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
@@ -264,7 +299,7 @@ static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 			continue;
 		if (all_detached(pm) && !wait_ns) {
 			snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
-				 "mgcap: the capture of %s was stopped", pm->src.ifname);
+				 "%s: the capture was stopped", p->opt.device);
 			return PCAP_ERROR;
 		}
 		if (pm->nonblock)
@@ -279,7 +314,7 @@ static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 		}
 		/* adapter stamps: wake for the next sample, due even without traffic */
 		if (pm->adapter) {
-			uint64_t due = mgcap_adapter_sample_due(&pm->conv, now);
+			uint64_t due = adapter_sample_due(pm, now);
 
 			if (!wait_ns || due < wait_ns)
 				wait_ns = due ? due : 1;
@@ -425,7 +460,9 @@ static int pcap_mgcap_stats(pcap_t *p, struct pcap_stat *ps)
 	/* as on Linux: received counts what the ring dropped too */
 	ps->ps_recv = (u_int)(captured + dropped);
 	ps->ps_drop = (u_int)dropped;
-	ps->ps_ifdrop = (u_int)(nic_drops(pm->src.ifname) - pm->ifdrop_base);
+	ps->ps_ifdrop = 0;
+	for (i = 0; i < pm->ndevs; i++)
+		ps->ps_ifdrop += (u_int)(nic_drops(pm->devs[i].src.ifname) - pm->devs[i].ifdrop_base);
 	return 0;
 }
 
@@ -444,14 +481,14 @@ static void pcap_mgcap_breakloop(pcap_t *p)
  * What the conversion did, on stderr: always when stamps fell back (a
  * capture file cannot say which), and with MGCAP_ADAPTER_STATS set.
  */
-static void adapter_report(const struct pcap_mgcap *pm)
+static void adapter_report(const struct mgcap_dev *dev)
 {
 	char line[512];
 
-	if (!pm->conv.fallbacks && !pm->conv.sample_errors && !getenv("MGCAP_ADAPTER_STATS"))
+	if (!dev->conv.fallbacks && !dev->conv.sample_errors && !getenv("MGCAP_ADAPTER_STATS"))
 		return;
-	mgcap_adapter_describe(&pm->conv, line, sizeof(line));
-	fprintf(stderr, "mgcap: %s: adapter stamps: %s\n", pm->src.ifname, line);
+	mgcap_adapter_describe(&dev->conv, line, sizeof(line));
+	fprintf(stderr, "mgcap: %s: adapter stamps: %s\n", dev->src.ifname, line);
 }
 
 static void pcap_mgcap_cleanup(pcap_t *p)
@@ -463,27 +500,38 @@ static void pcap_mgcap_cleanup(pcap_t *p)
 		mgcap_reader_close(&pm->queues[i].r);
 	mgcap_merge_free(&pm->merge);
 	free(pm->queues);
+	free(pm->queue_dev);
 	free(pm->stats_base);
 	pm->queues = NULL;
+	pm->queue_dev = NULL;
 	pm->stats_base = NULL;
 	pm->merge.n = 0;
 	if (pm->event_fd >= 0)
 		close(pm->event_fd);
 	pm->event_fd = -1;
-	if (pm->promisc_fd >= 0)
-		close(pm->promisc_fd);
-	pm->promisc_fd = -1;
-	if (pm->adapter)
-		adapter_report(pm);
-	mgcap_adapter_close(&pm->conv);
+	for (i = 0; i < pm->ndevs; i++) {
+		struct mgcap_dev *dev = &pm->devs[i];
+
+		if (dev->promisc_fd >= 0)
+			close(dev->promisc_fd);
+		dev->promisc_fd = -1;
+		if (pm->adapter)
+			adapter_report(dev);
+		mgcap_adapter_close(&dev->conv);
+		if (dev->hwts_restore)
+			mgcap_hwts_set(dev->src.ifname, &dev->hwts_saved);
+		dev->hwts_restore = 0;
+	}
 	pm->adapter = 0;
-	if (pm->hwts_restore)
-		mgcap_hwts_set(pm->src.ifname, &pm->hwts_saved);
-	pm->hwts_restore = 0;
 	if (pm->on_close_list)
 		pcap_remove_from_pcaps_to_close(p);
 	pm->on_close_list = 0;
 	pcap_cleanup_live_common(p);
+}
+
+static size_t pm_ndevs(const pcap_t *p)
+{
+	return ((const struct pcap_mgcap *)p->priv)->ndevs;
 }
 
 /* Why mgcap_list_queues() failed: only a missing sysfs class means no module. */
@@ -505,29 +553,31 @@ static void list_queues_error(char *errbuf, const char *device)
  * has; asking for the netlink family loads the module.  0 when it is
  * captured now (by us or by someone quicker), else PCAP_ERROR_*.
  */
-static int start_for_reader(pcap_t *p)
+static int start_for_reader(pcap_t *p, const char *ifname)
 {
-	struct pcap_mgcap *pm = p->priv;
 	struct mgcap_nl_error e;
 
 	/* a ring of libpcap's buffer size per queue */
-	if (mgcap_nl_start_for_readers(pm->src.ifname, (uint64_t)p->opt.buffer_size, &e) == 0)
+	if (mgcap_nl_start_for_readers(ifname, (uint64_t)p->opt.buffer_size, &e) == 0)
 		return 0;
 	if (e.err == EPERM) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
 			 "%s: %s is not captured, and starting its capture takes CAP_NET_ADMIN "
-			 "(or: mgcap start %s)", p->opt.device, pm->src.ifname, pm->src.ifname);
+			 "(or: mgcap start %s)", p->opt.device, ifname, ifname);
 		return PCAP_ERROR_PERM_DENIED;
 	}
 	snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: cannot start capturing %s: %s",
-		 p->opt.device, pm->src.ifname, mgcap_nl_strerror(&e));
+		 p->opt.device, ifname, mgcap_nl_strerror(&e));
 	return e.err == ENODEV ? PCAP_ERROR_NO_SUCH_DEVICE : PCAP_ERROR;
 }
 
-/* The captured queues of the source's device: their count, or -1 (errbuf). */
-static int list_own_queues(pcap_t *p, struct mgcap_queue_node **nodes, int *have)
+/*
+ * Every captured queue, and in *@have how many are @ifname's: the count, or
+ * -1 (errbuf).
+ */
+static int list_own_queues(pcap_t *p, const char *ifname, struct mgcap_queue_node **nodes,
+			   int *have)
 {
-	struct pcap_mgcap *pm = p->priv;
 	int count, i;
 
 	*have = 0;
@@ -539,7 +589,7 @@ static int list_own_queues(pcap_t *p, struct mgcap_queue_node **nodes, int *have
 		return -1;
 	}
 	for (i = 0; i < count; i++)
-		if (!strcmp((*nodes)[i].ifname, pm->src.ifname))
+		if (!strcmp((*nodes)[i].ifname, ifname))
 			(*have)++;
 	return count;
 }
@@ -565,91 +615,139 @@ static int open_queue(struct mgcap_reader *r, const char *devnode, int just_crea
 	}
 }
 
-/* Opens the queues the source names; PCAP_ERROR_* with errbuf on failure. */
-static int open_queues(pcap_t *p)
+/*
+ * @dev's captured queues, after starting its capture for this reader if
+ * nobody captures it: the nodes (*@nodes, malloc()ed, every device's) and
+ * their count, or PCAP_ERROR_* (<0) with errbuf.  *@started: just started.
+ */
+static int find_queues(pcap_t *p, const struct mgcap_dev *dev, struct mgcap_queue_node **nodes,
+		       int *have, int *started)
 {
-	struct pcap_mgcap *pm = p->priv;
-	struct mgcap_queue_node *nodes = NULL;
-	char err[160];
-	int count, i, have, started = 0, status = 0;
-	size_t n = 0;
+	const char *ifname = dev->src.ifname;
+	int count, status;
 
-	count = list_own_queues(p, &nodes, &have);
+	*started = 0;
+	count = list_own_queues(p, ifname, nodes, have);
+	if (count < 0 || *have)
+		return count < 0 ? PCAP_ERROR : count;
+	free(*nodes);
+	*nodes = NULL;
+	if (if_nametoindex(ifname) == 0) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: no such device%s%s", p->opt.device,
+			 pm_ndevs(p) > 1 ? " " : "", pm_ndevs(p) > 1 ? ifname : "");
+		return PCAP_ERROR_NO_SUCH_DEVICE;
+	}
+	status = start_for_reader(p, ifname);
+	if (status)
+		return status;
+	*started = 1;
+	count = list_own_queues(p, ifname, nodes, have);
 	if (count < 0)
 		return PCAP_ERROR;
-	if (!have) {
-		free(nodes);
-		nodes = NULL;
-		if (if_nametoindex(pm->src.ifname) == 0) {
-			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: no such device", p->opt.device);
-			return PCAP_ERROR_NO_SUCH_DEVICE;
-		}
-		status = start_for_reader(p);
-		if (status)
-			return status;
-		started = 1;
-		count = list_own_queues(p, &nodes, &have);
-		if (count < 0)
-			return PCAP_ERROR;
-		if (!have) {
-			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: its capture stopped at once",
-				 p->opt.device);
-			free(nodes);
-			return PCAP_ERROR;
-		}
+	if (!*have) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: the capture of %s stopped at once",
+			 p->opt.device, ifname);
+		free(*nodes);
+		*nodes = NULL;
+		return PCAP_ERROR;
 	}
-	pm->queues = calloc((size_t)have, sizeof(*pm->queues));
-	pm->stats_base = calloc((size_t)have, sizeof(*pm->stats_base));
-	if (!pm->queues || !pm->stats_base) {
+	return count;
+}
+
+/* Opens @dev's queues the source names, after those opened; PCAP_ERROR_* with errbuf. */
+static int open_dev_queues(pcap_t *p, size_t d)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct mgcap_dev *dev = &pm->devs[d];
+	struct mgcap_queue_node *nodes = NULL;
+	size_t first = pm->merge.n, total;
+	struct mgcap_merge_queue *queues;
+	struct mgcap_queue_stats *stats_base;
+	size_t *queue_dev;
+	char err[160];
+	int count, i, have, started, status = 0;
+
+	count = find_queues(p, dev, &nodes, &have, &started);
+	if (count < 0)
+		return count;
+	/* grown one by one: what is open stays where cleanup finds it */
+	total = first + (size_t)have;
+	queues = realloc(pm->queues, total * sizeof(*queues));
+	if (queues)
+		pm->queues = queues;
+	queue_dev = realloc(pm->queue_dev, total * sizeof(*queue_dev));
+	if (queue_dev)
+		pm->queue_dev = queue_dev;
+	stats_base = realloc(pm->stats_base, total * sizeof(*stats_base));
+	if (stats_base)
+		pm->stats_base = stats_base;
+	if (!queues || !queue_dev || !stats_base) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "mgcap: out of memory");
 		free(nodes);
 		return PCAP_ERROR;
 	}
 	for (i = 0; i < count && !status; i++) {
-		struct mgcap_merge_queue *q = &pm->queues[n];
+		size_t n = pm->merge.n;
 
-		if (strcmp(nodes[i].ifname, pm->src.ifname) ||
-		    !mgcap_source_has_queue(&pm->src, nodes[i].queue))
+		if (strcmp(nodes[i].ifname, dev->src.ifname) ||
+		    !mgcap_source_has_queue(&dev->src, nodes[i].queue))
 			continue;
-		if (open_queue(&q->r, nodes[i].devnode, started, err, sizeof(err)) < 0) {
+		memset(&pm->queues[n], 0, sizeof(pm->queues[n]));
+		if (open_queue(&pm->queues[n].r, nodes[i].devnode, started, err, sizeof(err)) < 0) {
 			int saved = errno;
 
 			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: %s", p->opt.device, err);
 			status = saved == EACCES || saved == EPERM ? PCAP_ERROR_PERM_DENIED : PCAP_ERROR;
 			break;
 		}
-		pm->merge.n = ++n;	/* so that cleanup closes it */
+		pm->queue_dev[n] = d;
+		pm->merge.n = n + 1;	/* so that cleanup closes it */
 	}
 	free(nodes);
-	if (!status && n == 0) {
+	if (!status && pm->merge.n == first) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: %s has no such queue (it has %d)",
-			 p->opt.device, pm->src.ifname, have);
+			 p->opt.device, dev->src.ifname, have);
 		status = PCAP_ERROR_NO_SUCH_DEVICE;
 	}
 	return status;
+}
+
+/* Opens the queues the source names, device by device; PCAP_ERROR_* with errbuf. */
+static int open_queues(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	size_t d;
+	int status;
+
+	for (d = 0; d < pm->ndevs; d++) {
+		status = open_dev_queues(p, d);
+		if (status)
+			return status;
+	}
+	return 0;
 }
 
 /*
  * Adapter stamps: the NIC must stamp every received frame (rx_filter ALL);
  * the setting found is put back at close.  Returns 0, a warning, or an error.
  */
-static int setup_adapter_stamps(pcap_t *p)
+static int setup_adapter_stamps(pcap_t *p, struct mgcap_dev *dev)
 {
 	struct pcap_mgcap *pm = p->priv;
 	struct ethtool_ts_info info;
 	struct hwtstamp_config cfg;
 
-	if (mgcap_hwts_info(pm->src.ifname, &info) < 0 || !mgcap_hwts_rx_capable(&info))
+	if (mgcap_hwts_info(dev->src.ifname, &info) < 0 || !mgcap_hwts_rx_capable(&info))
 		return PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
-	if (mgcap_hwts_get(pm->src.ifname, &pm->hwts_saved) == 0 &&
-	    pm->hwts_saved.rx_filter == HWTSTAMP_FILTER_ALL)
+	if (mgcap_hwts_get(dev->src.ifname, &dev->hwts_saved) == 0 &&
+	    dev->hwts_saved.rx_filter == HWTSTAMP_FILTER_ALL)
 		return 0;
 	/* tcpdump exits without pcap_close(): restore at exit() too */
 	if (!pcap_do_addexit(p))
 		return PCAP_ERROR;
-	cfg = pm->hwts_saved;
+	cfg = dev->hwts_saved;
 	cfg.rx_filter = HWTSTAMP_FILTER_ALL;
-	if (mgcap_hwts_set(pm->src.ifname, &cfg) < 0) {
+	if (mgcap_hwts_set(dev->src.ifname, &cfg) < 0) {
 		if (errno == EPERM || errno == EACCES) {
 			snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
 				 "%s: not permitted to enable hardware time stamping", p->opt.device);
@@ -657,8 +755,9 @@ static int setup_adapter_stamps(pcap_t *p)
 		}
 		return PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
 	}
-	pm->hwts_restore = 1;
-	pcap_add_to_pcaps_to_close(p);
+	dev->hwts_restore = 1;
+	if (!pm->on_close_list)
+		pcap_add_to_pcaps_to_close(p);
 	pm->on_close_list = 1;
 	return cfg.rx_filter == HWTSTAMP_FILTER_ALL ? 0 : PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
 }
@@ -672,11 +771,17 @@ static int setup_conversion(pcap_t *p)
 {
 	struct pcap_mgcap *pm = p->priv;
 	char err[PCAP_ERRBUF_SIZE - 64];
+	size_t i;
 
-	if (mgcap_adapter_open(&pm->conv, pm->src.ifname, err, sizeof(err)) < 0) {
-		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: %s; using host time stamps",
-			 p->opt.device, err);
-		return PCAP_WARNING;
+	for (i = 0; i < pm->ndevs; i++) {
+		if (mgcap_adapter_open(&pm->devs[i].conv, pm->devs[i].src.ifname, err,
+				       sizeof(err)) < 0) {
+			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: %s; using host time stamps",
+				 p->opt.device, err);
+			while (i--)
+				mgcap_adapter_close(&pm->devs[i].conv);
+			return PCAP_WARNING;
+		}
 	}
 	pm->adapter = 1;
 	/* the report at close: tcpdump exits without pcap_close() */
@@ -687,18 +792,17 @@ static int setup_conversion(pcap_t *p)
 	return 0;
 }
 
-static int set_promisc(pcap_t *p)
+static int set_promisc(pcap_t *p, struct mgcap_dev *dev)
 {
-	struct pcap_mgcap *pm = p->priv;
 	struct packet_mreq mr;
 
 	/* protocol 0: this socket receives nothing, it only holds the membership */
-	pm->promisc_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	dev->promisc_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	memset(&mr, 0, sizeof(mr));
-	mr.mr_ifindex = (int)if_nametoindex(pm->src.ifname);
+	mr.mr_ifindex = (int)if_nametoindex(dev->src.ifname);
 	mr.mr_type = PACKET_MR_PROMISC;
-	if (pm->promisc_fd < 0 ||
-	    setsockopt(pm->promisc_fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0) {
+	if (dev->promisc_fd < 0 ||
+	    setsockopt(dev->promisc_fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0) {
 		int err = errno;
 
 		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, err,
@@ -772,9 +876,11 @@ static int activate(pcap_t *p)
 	if (status)
 		return status;
 
+	/* the NIC's stamps only where every device stamps: one kind of stamp a handle */
 	if (p->opt.tstamp_type == PCAP_TSTAMP_ADAPTER_UNSYNCED ||
 	    p->opt.tstamp_type == PCAP_TSTAMP_ADAPTER) {
-		warning = setup_adapter_stamps(p);
+		for (i = 0; i < pm->ndevs && !warning; i++)
+			warning = setup_adapter_stamps(p, &pm->devs[i]);
 		if (warning < 0)
 			return warning;
 		if (warning == 0)
@@ -785,8 +891,8 @@ static int activate(pcap_t *p)
 		tstamp_source = warning ? MGCAP_TSTAMP_SW : MGCAP_TSTAMP_HW_AND_SW;
 	}
 	pm->tstamp_type = tstamp_source == MGCAP_TSTAMP_SW ? PCAP_TSTAMP_HOST : p->opt.tstamp_type;
-	if (p->opt.promisc) {
-		status = set_promisc(p);
+	for (i = 0; i < pm->ndevs && p->opt.promisc; i++) {
+		status = set_promisc(p, &pm->devs[i]);
 		if (status)
 			return status;
 	}
@@ -812,13 +918,19 @@ static int activate(pcap_t *p)
 		mgcap_reader_set_gated(r, pm->adapter);
 		p->bufsize += (int)r->info.data_size;
 	}
-	pm->ifdrop_base = nic_drops(pm->src.ifname);
+	for (i = 0; i < pm->ndevs; i++)
+		pm->devs[i].ifdrop_base = nic_drops(pm->devs[i].src.ifname);
 
 	if (p->opt.timeout > 0 && (uint64_t)p->opt.timeout * 1000000ULL < hold)
 		hold = (uint64_t)p->opt.timeout * 1000000ULL;
 	if (mgcap_merge_init(&pm->merge, pm->queues, pm->merge.n, hold)) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "mgcap: out of memory");
 		return PCAP_ERROR;
+	}
+	/* several clocks, or one converted: the order is that of system time */
+	if (pm->adapter) {
+		pm->merge.key = adapter_key;
+		pm->merge.key_arg = pm;
 	}
 
 	p->fd = epoll_create1(EPOLL_CLOEXEC);
@@ -861,19 +973,30 @@ static int pcap_mgcap_activate(pcap_t *p)
 PCAP_API_DEF int pcap_mgcap_tstamp_report(pcap_t *p, char *buf, size_t len)
 {
 	struct pcap_mgcap *pm = p->priv;
+	size_t i;
 
 	if (p->activate_op != pcap_mgcap_activate || !p->activated)
 		return -1;
-	if (pm->adapter)
-		mgcap_adapter_describe(&pm->conv, buf, len);
-	else if (len)
+	if (len)
 		buf[0] = '\0';
+	for (i = 0; pm->adapter && i < pm->ndevs; i++) {
+		size_t used = strlen(buf);
+
+		/* each device's own, after its name when there are several */
+		if (pm->ndevs > 1)
+			snprintf(buf + used, len - used, "%s%s: ", i ? "; " : "",
+				 pm->devs[i].src.ifname);
+		used = strlen(buf);
+		mgcap_adapter_describe(&pm->devs[i].conv, buf + used, len - used);
+	}
 	return pm->tstamp_type;
 }
 
 pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours)
 {
+	struct mgcap_source srcs[MGCAP_MAX_DEVICES];
 	struct pcap_mgcap *pm;
+	size_t i, with_clocks = 0;
 	pcap_t *p;
 
 	*is_ours = mgcap_source_is_ours(device);
@@ -884,10 +1007,16 @@ pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours)
 		return NULL;
 	pm = p->priv;
 	pm->event_fd = -1;
-	pm->promisc_fd = -1;
-	pm->conv.phc.fd = -1;
-	if (mgcap_source_parse(device, &pm->src, ebuf, PCAP_ERRBUF_SIZE) < 0)
+	if (mgcap_source_parse_devices(device, srcs, &pm->ndevs, ebuf, PCAP_ERRBUF_SIZE) < 0) {
+		pm->ndevs = 0;
 		goto fail;
+	}
+	for (i = 0; i < pm->ndevs; i++) {
+		pm->devs[i].src = srcs[i];
+		pm->devs[i].promisc_fd = -1;
+		pm->devs[i].conv.phc.fd = -1;
+		with_clocks += mgcap_phc_index(srcs[i].ifname) >= 0;
+	}
 
 	p->tstamp_type_list = malloc(3 * sizeof(u_int));
 	p->tstamp_precision_list = malloc(2 * sizeof(u_int));
@@ -895,10 +1024,10 @@ pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours)
 		pcap_fmt_errmsg_for_errno(ebuf, PCAP_ERRBUF_SIZE, errno, "malloc");
 		goto fail;
 	}
-	/* ADAPTER converts through the NIC's clock: only where it has one */
+	/* ADAPTER converts through the NICs' clocks: only where every one has one */
 	p->tstamp_type_list[0] = PCAP_TSTAMP_HOST;
 	p->tstamp_type_count = 1;
-	if (mgcap_phc_index(pm->src.ifname) >= 0)
+	if (with_clocks == pm->ndevs)
 		p->tstamp_type_list[p->tstamp_type_count++] = PCAP_TSTAMP_ADAPTER;
 	p->tstamp_type_list[p->tstamp_type_count++] = PCAP_TSTAMP_ADAPTER_UNSYNCED;
 	p->tstamp_precision_list[0] = PCAP_TSTAMP_PRECISION_MICRO;

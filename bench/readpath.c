@@ -121,15 +121,15 @@ static void use_adapter_stamps(pcap_t *p, uint64_t n)
 	struct pcap_mgcap *pm = p->priv;
 	int64_t first = (int64_t)mgt_hwtstamp(0, 0), last = (int64_t)mgt_hwtstamp(0, n), t;
 
-	memset(&pm->conv, 0, sizeof(pm->conv));
-	pm->conv.phc.fd = -1;
-	pm->conv.line = MGCAP_CLOCK_LINE_NONE;
-	mgcap_clock_init(&pm->conv.clock);
+	memset(&pm->devs[0].conv, 0, sizeof(pm->devs[0].conv));
+	pm->devs[0].conv.phc.fd = -1;
+	pm->devs[0].conv.line = MGCAP_CLOCK_LINE_NONE;
+	mgcap_clock_init(&pm->devs[0].conv.clock);
 	for (t = first - ADAPTER_SAMPLE_NS; t < last + 2 * ADAPTER_SAMPLE_NS; t += ADAPTER_SAMPLE_NS) {
 		int64_t sys = t - 37000000000LL - (t - first) / 100000;
 		struct mgcap_clock_sample s = { sys - 400, t, sys + 400, t - first };
 
-		if (mgcap_clock_add_sample(&pm->conv.clock, &s))
+		if (mgcap_clock_add_sample(&pm->devs[0].conv.clock, &s))
 			die("the estimator took the synthetic clock for a stepping one");
 	}
 	pm->adapter = 1;
@@ -198,7 +198,7 @@ static uint64_t pass_module(struct synthetic_ring *s, uint32_t size, uint64_t n,
 	if (adapter)
 		use_adapter_stamps(p, n);
 	ns = drain(p, n, &sink);
-	if (adapter && ((struct pcap_mgcap *)p->priv)->conv.fallbacks)
+	if (adapter && ((struct pcap_mgcap *)p->priv)->devs[0].conv.fallbacks)
 		die("adapter stamps fell back");
 	/* the next call gives the batch's space back, as the next read would */
 	pcap_dispatch(p, -1, count_packet, (u_char *)&sink);

@@ -11,6 +11,8 @@ int mgcap_merge_init(struct mgcap_merge *m, struct mgcap_merge_queue *queues, si
 	m->q = queues;
 	m->n = n;
 	m->hold_ns = hold_ns;
+	m->key = NULL;
+	m->key_arg = NULL;
 	/* n + 1: never calloc(0), which may return NULL */
 	m->heap = calloc(n + 1, sizeof(*m->heap));
 	m->empty = calloc(n + 1, sizeof(*m->empty));
@@ -41,8 +43,12 @@ void mgcap_merge_free(struct mgcap_merge *m)
 	m->heap_n = m->empty_n = 0;
 }
 
-static void look_ahead(struct mgcap_merge_queue *q, uint64_t now_ns)
+/* once a record: inlined into its two callers */
+static inline __attribute__((always_inline))
+void look_ahead(struct mgcap_merge *m, size_t queue, uint64_t now_ns)
 {
+	struct mgcap_merge_queue *q = &m->q[queue];
+
 	q->next = mgcap_reader_next(&q->r);
 	/* records behind a fresh look at the producer index became visible now */
 	if (q->r.head != q->head_seen) {
@@ -52,6 +58,7 @@ static void look_ahead(struct mgcap_merge_queue *q, uint64_t now_ns)
 	if (q->next) {
 		q->next_end = q->r.tail;
 		q->next_seen = q->head_seen_at;
+		q->next_key = m->key ? m->key(m->key_arg, queue, q->next) : q->next->tstamp_ns;
 	}
 }
 
@@ -86,7 +93,7 @@ static void sift_from_top(struct mgcap_merge *m, struct mgcap_merge_slot slot)
 
 static void heap_push(struct mgcap_merge *m, size_t queue)
 {
-	struct mgcap_merge_slot slot = { m->q[queue].next->tstamp_ns, queue };
+	struct mgcap_merge_slot slot = { m->q[queue].next_key, queue };
 	size_t at = m->heap_n++;
 
 	while (at > 0 && older(&slot, &m->heap[(at - 1) / 2])) {
@@ -101,9 +108,9 @@ static void refresh_top(struct mgcap_merge *m, uint64_t now_ns)
 {
 	size_t top = m->heap[0].queue;
 
-	look_ahead(&m->q[top], now_ns);
+	look_ahead(m, top, now_ns);
 	if (m->q[top].next) {
-		sift_from_top(m, (struct mgcap_merge_slot){ m->q[top].next->tstamp_ns, top });
+		sift_from_top(m, (struct mgcap_merge_slot){ m->q[top].next_key, top });
 	} else {
 		m->heap_n--;
 		if (m->heap_n)
@@ -119,7 +126,7 @@ static int held_back(const struct mgcap_merge *m, const struct mgcap_merge_queue
 	size_t i;
 
 	for (i = 0; i < m->empty_n; i++)
-		if (m->q[m->empty[i]].last_ts < best->next->tstamp_ns)
+		if (m->q[m->empty[i]].last_ts < best->next_key)
 			return 1;
 	return 0;
 }
@@ -138,7 +145,7 @@ const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
 	while (i < m->empty_n) {
 		size_t e = m->empty[i];
 
-		look_ahead(&m->q[e], now_ns);
+		look_ahead(m, e, now_ns);
 		if (m->q[e].next) {
 			m->empty[i] = m->empty[--m->empty_n];
 			heap_push(m, e);
@@ -162,7 +169,7 @@ const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
 	rec = best->next;
 	best->next = NULL;
 	best->done = best->next_end;
-	best->last_ts = rec->tstamp_ns;
+	best->last_ts = best->next_key;
 	*queue = best_i;
 	return rec;
 }

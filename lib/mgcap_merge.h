@@ -23,10 +23,11 @@
 struct mgcap_merge_queue {
 	struct mgcap_reader r;
 	const struct mgcap_rec *next;	/* looked at, not yet handed out */
+	uint64_t next_key;		/* its place in the order (its stamp, or the key's) */
 	uint64_t next_end;		/* ring index just past @next */
 	uint64_t next_seen;		/* monotonic ns when @next was first visible */
 	uint64_t done;			/* ring index just past the last handed out */
-	uint64_t last_ts;		/* stamp of the last record handed out */
+	uint64_t last_ts;		/* key of the last record handed out */
 	uint64_t head_seen;		/* producer index at the last look ... */
 	uint64_t head_seen_at;		/* ... and when it was taken */
 };
@@ -35,6 +36,13 @@ struct mgcap_merge {
 	struct mgcap_merge_queue *q;
 	size_t n;
 	uint64_t hold_ns;
+	/*
+	 * The order: each record's stamp, or (when set) what @key makes of it,
+	 * such as stamps of several NICs' clocks in system time.  A queue's keys
+	 * must not decrease, as its stamps do not.
+	 */
+	uint64_t (*key)(void *arg, size_t queue, const struct mgcap_rec *rec);
+	void *key_arg;
 	/*
 	 * Every queue is in one of two sets.  Those with a record looked at
 	 * form a heap by (stamp, queue), so the oldest is found without
@@ -66,7 +74,7 @@ void mgcap_merge_free(struct mgcap_merge *m);
  * The next record in stamp order, or NULL.  With NULL, *@wait_ns says how
  * long until a held-back record may go (0: nothing is held back, there is
  * just nothing to read).  @now_ns is CLOCK_MONOTONIC.  *@queue gets the
- * index of the queue the record came from.
+ * index of the queue the record came from, and q[*@queue].last_ts its key.
  */
 const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
 					 size_t *queue, uint64_t *wait_ns);

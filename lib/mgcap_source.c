@@ -79,6 +79,44 @@ bad:
 	return -1;
 }
 
+int mgcap_source_parse_devices(const char *name, struct mgcap_source *srcs, size_t *n,
+			       char *err, size_t errlen)
+{
+	const char *dev = name + strlen(MGCAP_SOURCE_PREFIX), *comma;
+	size_t i;
+
+	*n = 0;
+	if (!mgcap_source_is_ours(name) || strchr(dev, '@') || !strchr(dev, ','))
+		return mgcap_source_parse(name, &srcs[(*n)++], err, errlen);
+	for (;; dev = comma + 1) {
+		char one[sizeof(MGCAP_SOURCE_PREFIX) + IF_NAMESIZE];
+		size_t len;
+
+		comma = strchr(dev, ',');
+		len = comma ? (size_t)(comma - dev) : strlen(dev);
+		if (*n == MGCAP_MAX_DEVICES) {
+			snprintf(err, errlen, "%s: more than %d devices", name, MGCAP_MAX_DEVICES);
+			return -1;
+		}
+		if (len == 0 || len >= IF_NAMESIZE) {
+			snprintf(err, errlen, "%s: bad device name in the list", name);
+			return -1;
+		}
+		snprintf(one, sizeof(one), "%s%.*s", MGCAP_SOURCE_PREFIX, (int)len, dev);
+		if (mgcap_source_parse(one, &srcs[*n], err, errlen) < 0)
+			return -1;
+		for (i = 0; i < *n; i++) {
+			if (!strcmp(srcs[i].ifname, srcs[*n].ifname)) {
+				snprintf(err, errlen, "%s: %s is listed twice", name, srcs[i].ifname);
+				return -1;
+			}
+		}
+		(*n)++;
+		if (!comma)
+			return 0;
+	}
+}
+
 int mgcap_source_has_queue(const struct mgcap_source *src, unsigned int queue)
 {
 	if (src->all_queues)

@@ -5,6 +5,8 @@
  *   mgcap:eth0          every receive queue of eth0
  *   mgcap:eth0@2        queue 2
  *   mgcap:eth0@1-3,5    queues 1, 2, 3 and 5 (PF_RING's syntax)
+ *   mgcap:eth0,eth1     every receive queue of both devices, as one stream
+ *                       (a list of devices takes no queues)
  *
  * Captures are found in sysfs (/sys/class/mgcap, see <linux/mgcap.h>), so
  * readers need no netlink; only those of the caller's network namespace
@@ -34,6 +36,16 @@ int mgcap_source_is_ours(const char *name);
 int mgcap_source_parse(const char *name, struct mgcap_source *src, char *err, size_t errlen);
 
 int mgcap_source_has_queue(const struct mgcap_source *src, unsigned int queue);
+
+#define MGCAP_MAX_DEVICES	8
+
+/*
+ * Parses @name into its devices, each a source of its own: @srcs gets
+ * *@n of them (at most MGCAP_MAX_DEVICES).  0, or -1 with @err saying what
+ * is wrong (a bad or repeated device, too many).
+ */
+int mgcap_source_parse_devices(const char *name, struct mgcap_source *srcs, size_t *n,
+			       char *err, size_t errlen);
 
 /* One captured queue of this namespace, as found in sysfs. */
 struct mgcap_queue_node {

@@ -2,7 +2,7 @@
 /*
  * mgcap-pcapcheck FILE... --queues Q --count K [--sw-after NS] [--snaplen S] [--vlan TCI]
  *                 [--only-queue N] [--unmerged] [--truth BOUND_NS [--fallbacks N]
- *                 | --raw-offset NS]
+ *                 | --raw-offset NS] [--devices D]
  *
  * Reads capture files (pcap or pcapng, through libpcap; several files in
  * order, as a rotation wrote them) written by a stock
@@ -20,6 +20,8 @@
  * --raw-offset
  * that it is the PHC's raw time, NS ahead of it (adapter_unsynced; within
  * RAW_TOLERANCE_NS, what the PHC's frequency error moves it in a test).
+ * --devices: frames of test NICs 0 to D - 1 (mgcap:mgt0,mgt1), K per queue
+ * of each.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -32,6 +34,7 @@
 #include "mgtestnic/mgtestnic_frame.h"
 
 #define MAX_QUEUES 64
+#define MAX_DEVICES 4
 #define RAW_TOLERANCE_NS 10000000LL
 #define FALLBACK_TOLERANCE_NS 10000000LL
 
@@ -61,12 +64,16 @@ int main(int argc, char **argv)
 		{ "truth", required_argument, NULL, 't' },
 		{ "raw-offset", required_argument, NULL, 'r' },
 		{ "fallbacks", required_argument, NULL, 'b' },
+		{ "devices", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int queues = 0, snaplen = 262144, vlan = 0, frame_len = 128, q;
 	int unmerged = 0, only = -1, c;
 	uint64_t sw = 0;	/* host stamps: none before this (ns since the epoch) */
-	uint64_t count = 0, seen[MAX_QUEUES] = { 0 }, next_seq[MAX_QUEUES] = { 0 }, total = 0;
+	/* by stream: device * queues + queue */
+	uint64_t seen[MAX_DEVICES * MAX_QUEUES] = { 0 }, next_seq[MAX_DEVICES * MAX_QUEUES] = { 0 };
+	uint64_t count = 0, total = 0;
+	unsigned int devices = 1, dev, sq;
 	uint64_t last_ts = 0;
 	unsigned int last_q = 0;
 	int truth = 0;		/* frames carry the truth: --truth or --raw-offset */
@@ -91,10 +98,12 @@ int main(int argc, char **argv)
 		case 't': truth = 't'; truth_bound = strtoull(optarg, NULL, 0); break;
 		case 'r': truth = 'r'; raw_offset = strtoll(optarg, NULL, 0); break;
 		case 'b': fallbacks = strtoull(optarg, NULL, 0); break;
+		case 'D': devices = strtoul(optarg, NULL, 0); break;
 		default: goto usage;
 		}
 	}
-	if (optind >= argc || !queues || queues > MAX_QUEUES || !count)
+	if (optind >= argc || !queues || queues > MAX_QUEUES || !count || !devices ||
+	    devices > MAX_DEVICES)
 		goto usage;
 next_file:
 	p = pcap_open_offline_with_tstamp_precision(argv[optind], PCAP_TSTAMP_PRECISION_NANO, err);
@@ -111,20 +120,23 @@ next_file:
 		if (h->caplen < 12 + off + MGT_HDR_LEN + 10 - 12)
 			fail("frame %" PRIu64 ": only %u bytes captured", total, h->caplen);
 		q = data[11];
-		if (q >= queues || (only >= 0 && q != (unsigned int)only))
-			fail("frame %" PRIu64 ": from queue %u", total, q);
+		dev = data[5];	/* the test NIC's index ends its address */
+		if (q >= queues || (only >= 0 && q != (unsigned int)only) || dev >= devices)
+			fail("frame %" PRIu64 ": from device %u queue %u", total, dev, q);
+		sq = dev * queues + q;
 		if (h->caplen >= MGT_HDR_LEN + off + 8) {
 			for (i = 0; i < 8; i++)
 				seq = seq << 8 | data[MGT_HDR_LEN + off + i];
 		} else {
-			seq = next_seq[q];	/* snaplen below the payload: trust the order */
+			seq = next_seq[sq];	/* snaplen below the payload: trust the order */
 		}
-		if (seen[q] && seq != next_seq[q])
-			fail("queue %u: seq %" PRIu64 " after %" PRIu64, q, seq, next_seq[q] - 1);
-		next_seq[q] = seq + 1;
-		seen[q]++;
+		if (seen[sq] && seq != next_seq[sq])
+			fail("device %u queue %u: seq %" PRIu64 " after %" PRIu64, dev, q, seq,
+			     next_seq[sq] - 1);
+		next_seq[sq] = seq + 1;
+		seen[sq]++;
 
-		mgt_build_wire_frame(wire, frame_len, 0, q, seq, 1, (__u16)vlan);
+		mgt_build_wire_frame(wire, frame_len, dev, q, seq, 1, (__u16)vlan);
 		caplen = wirelen < snaplen ? wirelen : snaplen;
 		if (h->len != wirelen || h->caplen != caplen)
 			fail("queue %u seq %" PRIu64 ": len %u caplen %u, expected %u %u", q, seq,
@@ -162,11 +174,12 @@ next_file:
 		if (sw && ts < sw)
 			fail("queue %u seq %" PRIu64 ": stamp %" PRIu64 " is not a host stamp of this run",
 			     q, seq, ts);
-		if (!unmerged && total && (ts < last_ts || (ts == last_ts && q < last_q)))
+		/* ties go by the merge's queue order: device, then queue */
+		if (!unmerged && total && (ts < last_ts || (ts == last_ts && sq < last_q)))
 			fail("queue %u seq %" PRIu64 ": stamp %" PRIu64 " before the previous %" PRIu64
 			     " (queue %u)", q, seq, ts, last_ts, last_q);
 		last_ts = ts;
-		last_q = q;
+		last_q = sq;
 		total++;
 	}
 	if (c == -1)
@@ -174,11 +187,12 @@ next_file:
 	pcap_close(p);
 	if (++optind < argc)
 		goto next_file;
-	for (q = 0; q < queues; q++) {
-		uint64_t want = only < 0 || q == (unsigned int)only ? count : 0;
+	for (sq = 0; sq < devices * queues; sq++) {
+		uint64_t want = only < 0 || sq % queues == (unsigned int)only ? count : 0;
 
-		if (seen[q] != want)
-			fail("queue %u: %" PRIu64 " frames, expected %" PRIu64, q, seen[q], want);
+		if (seen[sq] != want)
+			fail("device %u queue %u: %" PRIu64 " frames, expected %" PRIu64, sq / queues,
+			     sq % queues, seen[sq], want);
 	}
 	printf("pcapcheck: OK (%" PRIu64 " frames%s)\n", total, unmerged ? "" : ", in stamp order");
 	if (truth == 't')
@@ -194,6 +208,6 @@ next_file:
 usage:
 	fprintf(stderr, "usage: mgcap-pcapcheck FILE... --queues Q --count K [--sw-after NS] [--snaplen S]\n"
 		"       [--vlan TCI] [--only-queue N] [--unmerged] [--frame-len L]\n"
-		"       [--truth BOUND_NS [--fallbacks N] | --raw-offset NS]\n");
+		"       [--truth BOUND_NS [--fallbacks N] | --raw-offset NS] [--devices D]\n");
 	return 2;
 }

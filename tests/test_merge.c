@@ -83,6 +83,45 @@ static void test_interleaves_by_stamp_then_queue(void)
 	teardown(3);
 }
 
+/* queue 1's stamps are of a clock 1000 ahead: the key brings it back */
+static uint64_t minus_offset(void *arg, size_t queue, const struct mgcap_rec *rec)
+{
+	(void)arg;
+	return rec->tstamp_ns - (queue == 1 ? 1000 : 0);
+}
+
+/* With a key, the order (and the hold) follow the keys, not the stamps. */
+static void test_orders_by_key(void)
+{
+	uint64_t wait, key, last = 0;
+	const struct mgcap_rec *rec;
+	size_t q, n = 0;
+	int i;
+
+	setup(2);
+	merge.key = minus_offset;
+	for (i = 0; i < 50; i++) {
+		put(0, 5000 + (uint64_t)i * 10);
+		put(1, 6005 + (uint64_t)i * 10);	/* 5005 + 10 i in queue 0's time */
+	}
+	while ((rec = mgcap_merge_next(&merge, T0, &q, &wait)) != NULL) {
+		key = merge.q[q].last_ts;
+		CU_ASSERT_EQUAL(key, rec->tstamp_ns - (q == 1 ? 1000 : 0));
+		/* by stamp, queue 0 would come out whole first */
+		CU_ASSERT_EQUAL(q, n % 2);
+		CU_ASSERT(key > last);
+		last = key;
+		n++;
+	}
+	/* queue 1's last, 5495, waits: queue 0 ran dry at 5490 and may have more */
+	CU_ASSERT_EQUAL(n, 99);
+	CU_ASSERT_EQUAL(wait, HOLD);
+	rec = mgcap_merge_next(&merge, T0 + HOLD, &q, &wait);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rec);
+	CU_ASSERT_EQUAL(merge.q[q].last_ts, 5495);
+	teardown(2);
+}
+
 static void test_empty_queue_holds_back_a_while(void)
 {
 	uint64_t wait;
@@ -310,6 +349,7 @@ void register_merge_tests(void)
 {
 	static const struct unit_test tests[] = {
 		{ "interleaves by stamp, then queue", test_interleaves_by_stamp_then_queue },
+		{ "orders by a key", test_orders_by_key },
 		{ "empty queue holds back a while", test_empty_queue_holds_back_a_while },
 		{ "no hold for a queue already past", test_no_hold_for_a_queue_already_past },
 		{ "release keeps what was not handed out", test_release_keeps_what_was_not_handed_out },

@@ -54,6 +54,38 @@ static void test_bad_names(void)
 	}
 }
 
+/* Lists of devices: each its own source, all its queues; bad lists said so. */
+static void test_device_lists(void)
+{
+	static const char *const bad[] = {
+		"mgcap:eth0,", "mgcap:,eth0", "mgcap:eth0,,eth1", "mgcap:eth0,eth0",
+		"mgcap:eth0,eth1,eth0", "mgcap:a,b,c,d,e,f,g,h,i", "mgcap:eth0,a/b",
+		"mgcap:eth0,abcdefghijklmnop", "mgcap:eth0@1,eth1",
+	};
+	struct mgcap_source s[MGCAP_MAX_DEVICES];
+	char err[160];
+	size_t n, i;
+
+	CU_ASSERT_EQUAL(mgcap_source_parse_devices("mgcap:eth0,enp3s0f1", s, &n, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT_STRING_EQUAL(s[0].ifname, "eth0");
+	CU_ASSERT_STRING_EQUAL(s[1].ifname, "enp3s0f1");
+	CU_ASSERT(s[0].all_queues && s[1].all_queues);
+	/* one device, queues and all, as before */
+	CU_ASSERT_EQUAL(mgcap_source_parse_devices("mgcap:eth0@1-3,5", s, &n, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT(mgcap_source_has_queue(&s[0], 5) && !mgcap_source_has_queue(&s[0], 4));
+	CU_ASSERT_EQUAL(mgcap_source_parse_devices("mgcap:a,b,c,d,e,f,g,h", s, &n, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(n, MGCAP_MAX_DEVICES);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		CU_ASSERT_EQUAL(mgcap_source_parse_devices(bad[i], s, &n, err, sizeof(err)), -1);
+		CU_ASSERT(err[0] != '\0');
+	}
+	mgcap_source_parse_devices("mgcap:eth0,eth1,eth0", s, &n, err, sizeof(err));
+	CU_ASSERT_STRING_EQUAL(err, "mgcap:eth0,eth1,eth0: eth0 is listed twice");
+}
+
 static void make_node(const char *dir, const char *name, const char *ifname, unsigned int queue,
 		      const char *mode, unsigned long long ns)
 {
@@ -124,6 +156,7 @@ void register_source_tests(void)
 	static const struct unit_test tests[] = {
 		{ "names", test_names },
 		{ "bad names", test_bad_names },
+		{ "device lists", test_device_lists },
 		{ "list queues", test_list_queues },
 	};
 

@@ -181,3 +181,52 @@ t_mgdump_tstamp_bad_input() {
 	capinfos "$TMP/out.pcapng" | grep -q "Description = .*; time stamps: host$" ||
 		bad "$(capinfos "$TMP/out.pcapng" | grep Description)"
 }
+
+# the two directions of a tap on two NICs with clocks 1 s apart: one stream,
+# in true time order (by their stamps in system time, not their raw clocks)
+t_adapter_two_devices_merge_in_true_time_order() {
+	setup 2 2 || return 1
+	for d in mgt0 mgt1; do
+		$MGCAP start $d >/dev/null || return 1
+		echo 1 >/sys/class/net/$d/mgtestnic/phc_stamps &&
+			echo extended >/sys/class/net/$d/mgtestnic/phc_best || return 1
+	done
+	echo 38000000000 >/sys/class/net/mgt1/mgtestnic/phc_offset_ns &&
+		echo -30000 >/sys/class/net/mgt1/mgtestnic/phc_error_ppb || return 1
+	MGCAP_ADAPTER_STATS=1 capture tcpdump -i mgcap:mgt0,mgt1 -j adapter \
+		--time-stamp-precision=nano -Z root -c 4000 -w "$TMP/out.pcap" || return 1
+	# mgt1 first: by their raw clocks, all of mgt0's frames would come first
+	echo "all 1000" >/sys/class/net/mgt1/mgtestnic/generate
+	wait_idle mgt1 || return 1
+	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $client || { cat "$TMP/client"; return 1; }
+	check=$($PCAPCHECK "$TMP/out.pcap" --queues 2 --devices 2 --count 1000 --truth 10000) ||
+		bad "$check"
+	first=$(tcpdump -r "$TMP/out.pcap" -c 1 -e -n 2>/dev/null)
+	echo "$first" | grep -q "> 02:6d:67:74:00:01," || bad "mgt0 came first: $first"
+	n=$(grep -c "adapter stamps: .* 0 stamps fell back" "$TMP/client")
+	[ "$n" = 2 ] || bad "$(grep 'adapter stamps' "$TMP/client")"
+	say "$(echo "$check" | sed -n 's/.*truth: //p')"
+}
+
+# a device list names each device once, and only devices that exist
+t_device_list_bad_input() {
+	setup 2 2 || return 1
+	for list in "mgt0,mgt0:mgt0 is listed twice" "mgt0,nosuch0:no such device nosuch0" \
+		    "mgt0@1,mgt1:bad queue list" "mgt0,:bad device name in the list"; do
+		dev=${list%%:*}
+		text=${list#*:}
+		out=$($RUN tcpdump -i "mgcap:$dev" -c 1 -w "$TMP/x" 2>&1)
+		st=$?
+		[ $st -ne 0 ] && echo "$out" | grep -q "$text" ||
+			bad "mgcap:$dev: status $st, '$out' (want '$text')"
+	done
+	[ ! -e "$TMP/x" ] || bad "a refused tcpdump left $TMP/x"
+	# and two devices stamp alike: both hardware, or host with libpcap's warning
+	capture tcpdump -i mgcap:mgt0,mgt1 -j adapter_unsynced --time-stamp-precision=nano -Z root \
+		-c 400 -w "$TMP/raw.pcap" || return 1
+	echo "all 100" >/sys/class/net/mgt0/mgtestnic/generate
+	echo "all 100" >/sys/class/net/mgt1/mgtestnic/generate
+	wait $client || { cat "$TMP/client"; return 1; }
+	$PCAPCHECK "$TMP/raw.pcap" --queues 2 --devices 2 --count 100
+}
