@@ -49,11 +49,12 @@ struct reader {
 };
 
 static struct {
-	const char *dev, *path, *filter;
+	const char *devs[MGCAP_MAX_DEVICES], *path, *filter;
+	size_t ndevs;
+	int mgcap_only[MGCAP_MAX_DEVICES];	/* -i mgcap:DEV */
 	uint64_t rotate_bytes, buffer_bytes, count;
 	unsigned int keep, duration_s, snaplen;
 	int merged, writer_cpu, quiet, decap;
-	int mgcap_only;		/* -i mgcap:DEV */
 	int tstamp;		/* PCAP_TSTAMP_*; -1: adapter where the NIC has a clock */
 	int cpus[MAX_READERS], ncpus;
 } opt = { .path = NULL, .snaplen = 96, .buffer_bytes = 256ULL << 20, .writer_cpu = -1,
@@ -319,26 +320,54 @@ static pcap_t *open_source(struct reader *r, const char *name, char *err)
  * -i mgcap:DEV on a device nobody captures: start its capture, which the
  * kernel stops once our readers (and any other) closed.  0 or -1.
  */
-static int start_capture(void)
+static int start_capture(const char *dev)
 {
 	struct mgcap_nl_error e;
 
-	if (mgcap_nl_start_for_readers(opt.dev, 0, &e) == 0)
+	if (mgcap_nl_start_for_readers(dev, 0, &e) == 0)
 		return 0;
-	fprintf(stderr, "mgdump: cannot start capturing %s: %s\n", opt.dev, mgcap_nl_strerror(&e));
+	fprintf(stderr, "mgdump: cannot start capturing %s: %s\n", dev, mgcap_nl_strerror(&e));
 	return -1;
 }
 
+/* Whether @dev has a captured queue in @nodes. */
+static int captured(const struct mgcap_queue_node *nodes, int n, const char *dev)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(nodes[i].ifname, dev))
+			return 1;
+	return 0;
+}
+
+/* Adds @name as a source and interface; 0, or -1 when there are too many. */
+static int add_source(char sources[][IF_NAMESIZE + 16], size_t *count, const char *source,
+		      const char *name, const char *description)
+{
+	if (*count == MAX_READERS) {
+		fprintf(stderr, "mgdump: more than %d queues to read\n", MAX_READERS);
+		return -1;
+	}
+	snprintf(sources[*count], sizeof(sources[0]), "%s", source);
+	snprintf(ifs[*count].name, sizeof(ifs[0].name), "%s", name);
+	snprintf(ifs[*count].description, sizeof(ifs[0].description), "%s", description);
+	(*count)++;
+	return 0;
+}
+
 /*
- * What to read: every queue of a captured mgcap device (mgcap:DEV@N each),
- * or its merged stream (--merged: mgcap:DEV), or any other libpcap device
- * (not with -i mgcap:DEV).
+ * What to read: every queue of each captured mgcap device (mgcap:DEV@N
+ * each), or each device's merged stream (--merged: mgcap:DEV), or one other
+ * libpcap device (not with -i mgcap:DEV, nor with several -i).  0 sources:
+ * an error was said.
  */
 static size_t plan_sources(char sources[][IF_NAMESIZE + 16])
 {
 	struct mgcap_queue_node *nodes = NULL;
 	int n = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), &nodes), i;
-	size_t count = 0;
+	char source[IF_NAMESIZE + 16], name[32], desc[96];
+	size_t count = 0, d;
 
 	/* no class directory: no module, so not an mgcap device */
 	if (n < 0 && errno != ENOENT) {
@@ -346,46 +375,53 @@ static size_t plan_sources(char sources[][IF_NAMESIZE + 16])
 			strerror(errno));
 		return 0;
 	}
-	if (opt.mgcap_only) {
-		for (i = 0; i < n && strcmp(nodes[i].ifname, opt.dev); i++)
-			;
-		if (i == n || n < 0) {
+	for (d = 0; d < opt.ndevs; d++) {
+		const char *dev = opt.devs[d];
+
+		if (opt.mgcap_only[d] && !captured(nodes, n, dev)) {
 			free(nodes);
 			nodes = NULL;
-			if (start_capture())
+			if (start_capture(dev))
 				return 0;
 			n = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), &nodes);
+			if (!captured(nodes, n, dev)) {
+				fprintf(stderr, "mgdump: mgcap:%s: its capture stopped at once\n", dev);
+				free(nodes);
+				return 0;
+			}
 		}
-	}
-
-	for (i = 0; i < n && count < MAX_READERS; i++) {
-		if (strcmp(nodes[i].ifname, opt.dev))
-			continue;
-		if (opt.merged) {
-			snprintf(sources[0], sizeof(sources[0]), "mgcap:%.15s", opt.dev);
-			snprintf(ifs[0].name, sizeof(ifs[0].name), "%.15s", opt.dev);
-			snprintf(ifs[0].description, sizeof(ifs[0].description),
-				 "mgcap:%.15s, every receive queue in stamp order", opt.dev);
-			count = 1;
+		if (!captured(nodes, n, dev) && opt.ndevs > 1) {
+			fprintf(stderr, "mgdump: %s is not captured by mgcap (several -i read "
+				"mgcap devices only)\n", dev);
+			free(nodes);
+			return 0;
+		}
+		if (!captured(nodes, n, dev)) {	/* any libpcap device: the one -i */
+			add_source(sources, &count, dev, dev, "");
 			break;
 		}
-		snprintf(sources[count], sizeof(sources[0]), "mgcap:%.15s@%u", opt.dev, nodes[i].queue);
-		snprintf(ifs[count].name, sizeof(ifs[0].name), "%.15s@%u", opt.dev, nodes[i].queue);
-		snprintf(ifs[count].description, sizeof(ifs[0].description),
-			 "mgcap:%.15s@%u, receive queue %u", opt.dev, nodes[i].queue, nodes[i].queue);
-		count++;
+		if (opt.merged) {
+			snprintf(source, sizeof(source), "mgcap:%.15s", dev);
+			snprintf(desc, sizeof(desc), "mgcap:%.15s, every receive queue in stamp order",
+				 dev);
+			if (add_source(sources, &count, source, dev, desc))
+				count = 0;
+			continue;
+		}
+		for (i = 0; i < n; i++) {
+			if (strcmp(nodes[i].ifname, dev))
+				continue;
+			snprintf(source, sizeof(source), "mgcap:%.15s@%u", dev, nodes[i].queue);
+			snprintf(name, sizeof(name), "%.15s@%u", dev, nodes[i].queue);
+			snprintf(desc, sizeof(desc), "mgcap:%.15s@%u, receive queue %u", dev,
+				 nodes[i].queue, nodes[i].queue);
+			if (add_source(sources, &count, source, name, desc)) {
+				free(nodes);
+				return 0;
+			}
+		}
 	}
 	free(nodes);
-	if (!count && opt.mgcap_only) {
-		fprintf(stderr, "mgdump: mgcap:%s: its capture stopped at once\n", opt.dev);
-		return 0;
-	}
-	if (!count) {
-		snprintf(sources[0], sizeof(sources[0]), "%.31s", opt.dev);
-		snprintf(ifs[0].name, sizeof(ifs[0].name), "%.31s", opt.dev);
-		ifs[0].description[0] = '\0';
-		count = 1;
-	}
 	return count;
 }
 
@@ -468,6 +504,103 @@ static void status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t byte
 }
 
 /* The writer: drains every reader's buffer into the output. */
+/*
+ * --merged over several devices: each reader's blocks are in stamp order
+ * (its device's queues merged by libpcap), and they go out oldest first
+ * across the readers, a block at a time through a staging buffer.  A reader
+ * with nothing buffered may still bring an older block: the oldest waits for
+ * it, DEVICE_HOLD_NS at most from when it was first seen, as libpcap's merge
+ * of queues waits.  Stopping waits for nothing.
+ */
+#define DEVICE_HOLD_NS	200000000ULL
+static struct {
+	uint64_t last_ts[MAX_READERS];	/* of the last block written from each reader */
+	uint64_t pending[MAX_READERS];	/* blocks staged, not yet written */
+	uint64_t oldest_ts, oldest_seen;
+	size_t oldest_reader;
+	uint8_t buf[1 << 20];
+	size_t len;
+} in_order;
+
+static uint64_t epb_stamp(const uint8_t *block)
+{
+	uint32_t hi, lo;
+
+	memcpy(&hi, block + 12, 4);
+	memcpy(&lo, block + 16, 4);
+	return (uint64_t)hi << 32 | lo;
+}
+
+static int flush_in_order(struct dump_output *out)
+{
+	size_t i;
+	int ret = in_order.len ? dump_output_write(out, in_order.buf, in_order.len) : 0;
+
+	for (i = 0; i < nreaders; i++) {
+		if (!ret)
+			readers[i].written += in_order.pending[i];
+		in_order.pending[i] = 0;
+	}
+	in_order.len = 0;
+	if (ret)
+		fprintf(stderr, "mgdump: %s\n", out->error);
+	return ret;
+}
+
+/*
+ * Writes what can go in order now; *@idle cleared if anything went, *@held
+ * set when the oldest block waits for a reader with nothing buffered.
+ */
+static int write_in_order(struct dump_output *out, uint64_t *total, uint64_t *bytes, int *idle,
+			  int *held)
+{
+	while (!opt.count || *total < opt.count) {
+		const uint8_t *data, *best_data = NULL;
+		size_t i, best = 0, len;
+		uint64_t best_ts = 0, now;
+		int waits = 0;
+
+		for (i = 0; i < nreaders; i++) {
+			if (!blockring_peek(&readers[i].ring, &data))
+				continue;
+			if (!best_data || epb_stamp(data) < best_ts) {
+				best_data = data;
+				best_ts = epb_stamp(data);
+				best = i;
+			}
+		}
+		if (!best_data)
+			break;
+		for (i = 0; i < nreaders; i++)
+			if (!blockring_fill(&readers[i].ring) && in_order.last_ts[i] < best_ts)
+				waits = 1;
+		if (waits && !stopping) {
+			now = now_ns();
+			if (in_order.oldest_ts != best_ts || in_order.oldest_reader != best) {
+				in_order.oldest_ts = best_ts;
+				in_order.oldest_reader = best;
+				in_order.oldest_seen = now;
+			}
+			if (now - in_order.oldest_seen < DEVICE_HOLD_NS) {
+				*held = 1;
+				break;
+			}
+		}
+		*idle = 0;
+		len = pcapng_block_len(best_data);
+		if (in_order.len + len > sizeof(in_order.buf) && flush_in_order(out))
+			return -1;
+		memcpy(in_order.buf + in_order.len, best_data, len);
+		in_order.len += len;
+		in_order.pending[best]++;
+		blockring_release(&readers[best].ring, len);
+		in_order.last_ts[best] = best_ts;
+		(*total)++;
+		*bytes += len;
+	}
+	return flush_in_order(out);
+}
+
 static int write_loop(struct dump_output *out)
 {
 	uint64_t total = 0, bytes = 0, last_pkts = 0, last_bytes = 0;
@@ -478,10 +611,18 @@ static int write_loop(struct dump_output *out)
 	if (opt.duration_s)
 		end = start_ns + (uint64_t)opt.duration_s * 1000000000ULL;
 	for (;;) {
-		int idle = 1, done = stopping;
+		int idle = 1, held = 0, done = stopping;
 		size_t i;
 
-		for (i = 0; i < nreaders; i++) {
+		if (opt.merged && nreaders > 1) {
+			if (write_in_order(out, &total, &bytes, &idle, &held)) {
+				stopping = 1;
+				return -1;
+			}
+			if (opt.count && total >= opt.count)
+				stopping = done = 1;
+		}
+		for (i = 0; i < nreaders && !(opt.merged && nreaders > 1); i++) {
 			struct reader *r = &readers[i];
 			const uint8_t *data;
 			size_t n = blockring_peek(&r->ring, &data), take, blocks;
@@ -515,7 +656,9 @@ static int write_loop(struct dump_output *out)
 			break;
 		if (done && opt.count && total >= opt.count)
 			break;
-		if (idle)
+		if (held)	/* blocks are there, but must wait: the buffers would not let it sleep */
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		else if (idle)
 			writer_sleep();
 	}
 	if (tty)
@@ -528,7 +671,7 @@ static int write_loop(struct dump_output *out)
 enum { OPT_CPUS = OPT_LONG_ONLY, OPT_WRITER_CPU, OPT_MERGED, OPT_TSTAMP };
 
 static const struct tool_option mgdump_options[] = {
-	{ 'i', "interface", "DEV", "DEV's mgcap queues, else the libpcap device; mgcap:DEV starts a capture" },
+	{ 'i', "interface", "DEV", "DEV's mgcap queues, else the libpcap device; mgcap:DEV starts a capture; again for more" },
 	{ 'w', "write", "FILE", "the pcapng file to write, - for standard output" },
 	{ 'C', "file-size", "MB", "a new file every MB million bytes: FILE, FILE1, FILE2, ..." },
 	{ 'W', "file-count", "N", "with -C, keep at most N files, reusing their names" },
@@ -539,7 +682,7 @@ static const struct tool_option mgdump_options[] = {
 	{ 'd', "decapsulate", NULL, "write the frame inside ERSPAN packets (types I, II, III)" },
 	{ OPT_CPUS, "cpus", "LIST", "CPUs for the reader threads, one per queue, round robin" },
 	{ OPT_WRITER_CPU, "writer-cpu", "N", "the CPU for the writer thread" },
-	{ OPT_MERGED, "merged", NULL, "one interface, every queue in time-stamp order" },
+	{ OPT_MERGED, "merged", NULL, "one interface a device, all in time-stamp order" },
 	{ OPT_TSTAMP, "tstamp", "TYPE", "time stamps: adapter, adapter_unsynced or host (see below)" },
 	{ 'q', "quiet", NULL, "no status line" },
 	TOOL_OPTION_HELP,
@@ -558,6 +701,10 @@ static const struct tool_help mgdump_help = {
 		 "default where the NIC has a clock (PHC); adapter_unsynced is its raw time,\n"
 		 "the default for other mgcap devices; host is the kernel's.  Each interface's\n"
 		 "description says which it got, and its statistics what the conversion did.\n"
+		 "\n"
+		 "Several -i read several mgcap devices, such as the two ports of a tap: each\n"
+		 "queue its own interface, or with --merged each device, and then all of them\n"
+		 "in the order of their stamps (in system time with adapter stamps).\n"
 		 "\n"
 		 "Exit status: 0 when it stopped as asked (-c, -G, SIGINT, SIGTERM), 1 when\n"
 		 "capturing or writing failed, 2 for bad arguments.",
@@ -589,7 +736,13 @@ static int parse_args(int argc, char **argv)
 
 	while ((c = tool_getopt(argc, argv, &mgdump_help, &g)) != -1) {
 		switch (c) {
-		case 'i': opt.dev = optarg; break;
+		case 'i':
+			if (opt.ndevs == MGCAP_MAX_DEVICES) {
+				fprintf(stderr, "mgdump: more than %d devices (-i)\n", MGCAP_MAX_DEVICES);
+				return -1;
+			}
+			opt.devs[opt.ndevs++] = optarg;
+			break;
 		case 'w': opt.path = optarg; break;
 		case 'C':
 			if (mgcap_parse_u32(optarg, 1, 1000000, &v))
@@ -639,16 +792,29 @@ static int parse_args(int argc, char **argv)
 		default: return -1;	/* getopt said which */
 		}
 	}
-	if (opt.dev && !strncmp(opt.dev, MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX))) {
-		opt.dev += strlen(MGCAP_SOURCE_PREFIX);
-		opt.mgcap_only = 1;
-		if (mgcap_check_ifname(opt.dev)) {
-			fprintf(stderr, "mgdump: -i mgcap:DEV takes a device name, not '%s'\n", opt.dev);
-			return -1;
+	for (c = 0; c < (int)opt.ndevs; c++) {
+		const char *dev = opt.devs[c];
+		int k;
+
+		if (!strncmp(dev, MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX))) {
+			dev += strlen(MGCAP_SOURCE_PREFIX);
+			opt.mgcap_only[c] = 1;
+			if (mgcap_check_ifname(dev)) {
+				fprintf(stderr, "mgdump: -i mgcap:DEV takes a device name, not '%s'\n",
+					dev);
+				return -1;
+			}
+		}
+		opt.devs[c] = dev;
+		for (k = 0; k < c; k++) {
+			if (!strcmp(opt.devs[k], dev)) {
+				fprintf(stderr, "mgdump: -i %s given twice\n", dev);
+				return -1;
+			}
 		}
 	}
-	if (!opt.dev || !opt.path) {
-		fprintf(stderr, "mgdump: %s\n", !opt.dev ? "no device (-i DEV)" : "no output (-w FILE or -w -)");
+	if (!opt.ndevs || !opt.path) {
+		fprintf(stderr, "mgdump: %s\n", !opt.ndevs ? "no device (-i DEV)" : "no output (-w FILE or -w -)");
 		return -1;
 	}
 	if (opt.keep && !opt.rotate_bytes) {

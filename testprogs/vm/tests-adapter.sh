@@ -230,3 +230,42 @@ t_device_list_bad_input() {
 	wait $client || { cat "$TMP/client"; return 1; }
 	$PCAPCHECK "$TMP/raw.pcap" --queues 2 --devices 2 --count 100
 }
+
+# mgdump -i mgt0 -i mgt1 --merged: each device its own interface, all of
+# them in true time order; a device twice, or one mgcap does not capture, refused
+t_mgdump_two_devices_merged_in_true_time_order() {
+	setup 2 2 || return 1
+	for d in mgt0 mgt1; do
+		$MGCAP start $d >/dev/null && echo 1 >/sys/class/net/$d/mgtestnic/phc_stamps ||
+			return 1
+	done
+	echo 38000000000 >/sys/class/net/mgt1/mgtestnic/phc_offset_ns || return 1
+	timeout 120 $MGDUMP -i mgt0 -i mgt1 --merged -w "$TMP/out.pcapng" -c 4000 -q \
+		>"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 && wait_readers mgt1 || return 1
+	echo "all 1000" >/sys/class/net/mgt1/mgtestnic/generate
+	wait_idle mgt1 || return 1
+	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $dump || { cat "$TMP/d"; return 1; }
+	check=$($PCAPCHECK "$TMP/out.pcapng" --queues 2 --devices 2 --count 1000 --truth 10000) ||
+		bad "$check"
+	capinfos "$TMP/out.pcapng" >"$TMP/ci" || return 1
+	grep -q "Number of interfaces in file: 2" "$TMP/ci" || bad "not 2 interfaces"
+	grep -q "Name = mgt1" "$TMP/ci" || bad "no interface mgt1"
+	first=$(tshark -r "$TMP/out.pcapng" -c 1 -T fields -e frame.interface_name 2>/dev/null)
+	[ "$first" = mgt1 ] || bad "the first frame is from '$first', not mgt1"
+	say "$(echo "$check" | sed -n 's/.*truth: //p')"
+	for args in "-i mgt0 -i mgt0:2:-i mgt0 given twice" \
+		    "-i mgt0 -i lo:1:lo is not captured by mgcap"; do
+		a=${args%%:*}
+		rest=${args#*:}
+		want=${rest%%:*}
+		text=${rest#*:}
+		out=$($MGDUMP $a --merged -w "$TMP/x" 2>&1)
+		st=$?
+		[ $st -eq "$want" ] && [ "$(echo "$out" | wc -l)" = 1 ] &&
+			echo "$out" | grep -q "$text" || bad "mgdump $a: status $st, '$out'"
+	done
+	[ ! -e "$TMP/x" ] || bad "a refused mgdump left $TMP/x"
+}
