@@ -170,29 +170,16 @@ int deliver_one_queue(pcap_t *p, int max, int nano, int adapter, pcap_handler cb
 }
 
 /* one loop for each precision and time source, each with the registers to itself */
-static __attribute__((noinline))
-int deliver_one_queue_nsec(pcap_t *p, int max, pcap_handler cb, u_char *user)
-{
-	return deliver_one_queue(p, max, 1, 0, cb, user);
-}
-
-static __attribute__((noinline))
-int deliver_one_queue_usec(pcap_t *p, int max, pcap_handler cb, u_char *user)
-{
-	return deliver_one_queue(p, max, 0, 0, cb, user);
-}
-
-static __attribute__((noinline))
-int deliver_one_queue_nsec_adapter(pcap_t *p, int max, pcap_handler cb, u_char *user)
-{
-	return deliver_one_queue(p, max, 1, 1, cb, user);
-}
-
-static __attribute__((noinline))
-int deliver_one_queue_usec_adapter(pcap_t *p, int max, pcap_handler cb, u_char *user)
-{
-	return deliver_one_queue(p, max, 0, 1, cb, user);
-}
+#define DELIVER_ONE_QUEUE(name, nano, adapter)						\
+	static __attribute__((noinline))						\
+	int name(pcap_t *p, int max, pcap_handler cb, u_char *user)			\
+	{										\
+		return deliver_one_queue(p, max, nano, adapter, cb, user);		\
+	}
+DELIVER_ONE_QUEUE(deliver_one_queue_nsec, 1, 0)
+DELIVER_ONE_QUEUE(deliver_one_queue_usec, 0, 0)
+DELIVER_ONE_QUEUE(deliver_one_queue_nsec_adapter, 1, 1)
+DELIVER_ONE_QUEUE(deliver_one_queue_usec_adapter, 0, 1)
 
 static int deliver_one(pcap_t *p, int max, pcap_handler cb, u_char *user)
 {

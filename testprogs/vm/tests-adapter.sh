@@ -182,9 +182,8 @@ t_mgdump_tstamp_bad_input() {
 		bad "$(capinfos "$TMP/out.pcapng" | grep Description)"
 }
 
-# the two directions of a tap on two NICs with clocks 1 s apart: one stream,
-# in true time order (by their stamps in system time, not their raw clocks)
-t_adapter_two_devices_merge_in_true_time_order() {
+# tap_setup: the two ports of a tap, two test NICs whose clocks are 1 s apart
+tap_setup() {
 	setup 2 2 || return 1
 	for d in mgt0 mgt1; do
 		$MGCAP start $d >/dev/null || return 1
@@ -192,16 +191,26 @@ t_adapter_two_devices_merge_in_true_time_order() {
 			echo extended >/sys/class/net/$d/mgtestnic/phc_best || return 1
 	done
 	echo 38000000000 >/sys/class/net/mgt1/mgtestnic/phc_offset_ns &&
-		echo -30000 >/sys/class/net/mgt1/mgtestnic/phc_error_ppb || return 1
-	MGCAP_ADAPTER_STATS=1 capture tcpdump -i mgcap:mgt0,mgt1 -j adapter \
-		--time-stamp-precision=nano -Z root -c 4000 -w "$TMP/out.pcap" || return 1
-	# mgt1 first: by their raw clocks, all of mgt0's frames would come first
+		echo -30000 >/sys/class/net/mgt1/mgtestnic/phc_error_ppb
+}
+
+# tap_traffic: mgt1's frames first; by their raw clocks, mgt0's would come first.
+# Then every frame within 10 us of its truth, all in stamp order.
+tap_traffic() {	# tap_traffic FILE PID
 	echo "all 1000" >/sys/class/net/mgt1/mgtestnic/generate
 	wait_idle mgt1 || return 1
 	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
-	wait $client || { cat "$TMP/client"; return 1; }
-	check=$($PCAPCHECK "$TMP/out.pcap" --queues 2 --devices 2 --count 1000 --truth 10000) ||
-		bad "$check"
+	wait "$2" || { cat "$TMP/client" "$TMP/d" 2>/dev/null; return 1; }
+	check=$($PCAPCHECK "$1" --queues 2 --devices 2 --count 1000 --truth 10000) || bad "$check"
+}
+
+# the two directions of a tap on two NICs: one stream, in true time order (by
+# their stamps in system time, not their raw clocks)
+t_adapter_two_devices_merge_in_true_time_order() {
+	tap_setup || return 1
+	MGCAP_ADAPTER_STATS=1 capture tcpdump -i mgcap:mgt0,mgt1 -j adapter \
+		--time-stamp-precision=nano -Z root -c 4000 -w "$TMP/out.pcap" || return 1
+	tap_traffic "$TMP/out.pcap" $client || return 1
 	first=$(tcpdump -r "$TMP/out.pcap" -c 1 -e -n 2>/dev/null)
 	echo "$first" | grep -q "> 02:6d:67:74:00:01," || bad "mgt0 came first: $first"
 	n=$(grep -c "adapter stamps: .* 0 stamps fell back" "$TMP/client")
@@ -234,22 +243,12 @@ t_device_list_bad_input() {
 # mgdump -i mgt0 -i mgt1 --merged: each device its own interface, all of
 # them in true time order; a device twice, or one mgcap does not capture, refused
 t_mgdump_two_devices_merged_in_true_time_order() {
-	setup 2 2 || return 1
-	for d in mgt0 mgt1; do
-		$MGCAP start $d >/dev/null && echo 1 >/sys/class/net/$d/mgtestnic/phc_stamps ||
-			return 1
-	done
-	echo 38000000000 >/sys/class/net/mgt1/mgtestnic/phc_offset_ns || return 1
+	tap_setup || return 1
 	timeout 120 $MGDUMP -i mgt0 -i mgt1 --merged -w "$TMP/out.pcapng" -c 4000 -q \
 		>"$TMP/d" 2>&1 &
 	dump=$!
 	wait_readers mgt0 && wait_readers mgt1 || return 1
-	echo "all 1000" >/sys/class/net/mgt1/mgtestnic/generate
-	wait_idle mgt1 || return 1
-	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
-	wait $dump || { cat "$TMP/d"; return 1; }
-	check=$($PCAPCHECK "$TMP/out.pcapng" --queues 2 --devices 2 --count 1000 --truth 10000) ||
-		bad "$check"
+	tap_traffic "$TMP/out.pcapng" $dump || return 1
 	capinfos "$TMP/out.pcapng" >"$TMP/ci" || return 1
 	grep -q "Number of interfaces in file: 2" "$TMP/ci" || bad "not 2 interfaces"
 	grep -q "Name = mgt1" "$TMP/ci" || bad "no interface mgt1"
