@@ -43,6 +43,49 @@ t_adapter_stamps_are_system_time_by_every_method() {
 	done
 }
 
+# Wireshark's dumpcap asks for adapter stamps by their libpcap name too
+t_adapter_stamps_through_dumpcap() {
+	phc_setup 2 precise 20000 || return 1
+	capture dumpcap -i mgcap:mgt0 --time-stamp-type adapter -c 2000 -w "$TMP/out.pcapng" ||
+		return 1
+	echo "all 1000" >$NICSYS/generate
+	wait $client || { cat "$TMP/client"; return 1; }
+	check=$($PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 1000 --truth 10000) || bad "$check"
+	say "$(echo "$check" | sed -n 's/.*truth: //p')"
+}
+
+# mgcap show measures each device's clock against system time (over 0.1 s:
+# the frequency within 5 ppm of the test NIC's 50 ppm)
+t_mgcap_show_reports_the_clock() {
+	phc_setup 1 extended 50000 || return 1
+	$MGCAP show mgt0 >"$TMP/show" || return 1
+	line=$(grep "^  clock: " "$TMP/show")
+	echo "$line" | grep -Eq "^  clock: /dev/ptp[0-9]+, \+37\.0[0-9]{8} s from system time, \+(4[5-9]|5[0-4])\.[0-9] ppm \(\+-[0-9.]+\), by PTP_SYS_OFFSET_EXTENDED, window [0-9]+ ns$" ||
+		bad "$line"
+	$MGCAP show -j mgt0 | grep -q '"clock":{"phc":"/dev/ptp[0-9]*","method":"PTP_SYS_OFFSET_EXTENDED","offset_ns":370' ||
+		bad "$($MGCAP show -j mgt0)"
+	say "$line"
+	echo 0 >$NICSYS/phc_stamps || return 1
+	$MGCAP show mgt0 | grep -q "^  clock: none named by the NIC" || bad "$($MGCAP show mgt0)"
+}
+
+# the NIC and its clock gone during an adapter capture: tcpdump ends with
+# the capture's error, the frames before it kept, the kernel clean
+t_adapter_device_gone_mid_capture() {
+	phc_setup 1 extended 0 || return 1
+	MGCAP_ADAPTER_STATS=1 capture tcpdump -i mgcap:mgt0 -j adapter --time-stamp-precision=nano \
+		-Z root -w "$TMP/out.pcap" || return 1
+	echo "0 500" >$NICSYS/generate
+	wait_idle mgt0 || return 1
+	sleep 1.5	# the read timeout: tcpdump has written them
+	rmmod mgtestnic || return 1
+	wait $client
+	st=$?
+	[ $st -ne 0 ] && grep -q "the capture was stopped" "$TMP/client" ||
+		bad "status $st: $(cat "$TMP/client")"
+	$PCAPCHECK "$TMP/out.pcap" --queues 1 --count 500 --truth 10000 || return 1
+}
+
 # adapter_unsynced is the PHC's own time, 37 s ahead; host stamps are not
 t_adapter_unsynced_stays_the_raw_clock() {
 	phc_setup 2 extended 50000 || return 1
