@@ -907,6 +907,12 @@ static int activate(pcap_t *p)
 	}
 	for (i = 0; i < pm->ndevs; i++)
 		pm->devs[i].ifdrop_base = nic_drops(pm->devs[i].src.ifname);
+	/*
+	 * The first samples now: what arrives before the first read (mgdump's
+	 * threads start after activation) then lies between two samples too.
+	 */
+	if (pm->adapter)
+		adapter_sample(pm, monotonic_ns());
 
 	if (p->opt.timeout > 0 && (uint64_t)p->opt.timeout * 1000000ULL < hold)
 		hold = (uint64_t)p->opt.timeout * 1000000ULL;

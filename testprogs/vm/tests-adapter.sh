@@ -182,8 +182,8 @@ t_mgdump_adapter_stamps_where_the_nic_has_a_clock() {
 	wait_readers mgt0 || return 1
 	echo "all 2000" >$NICSYS/generate
 	wait $dump || { cat "$TMP/d"; return 1; }
-	check=$($PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 2000 --truth 10000 --unmerged) ||
-		bad "$check"
+	check=$($PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 2000 --snaplen 96 --truth 10000 \
+		--unmerged) || bad "$check"
 	capinfos "$TMP/out.pcapng" >"$TMP/ci" || return 1
 	n=$(grep -c "Description = mgcap:mgt0@[01], receive queue [01]; time stamps: adapter$" \
 		"$TMP/ci")
@@ -200,7 +200,8 @@ t_mgdump_adapter_stamps_where_the_nic_has_a_clock() {
 	wait_readers mgt0 || return 1
 	echo "all 1000" >$NICSYS/generate
 	wait $dump || { cat "$TMP/d"; return 1; }
-	$PCAPCHECK "$TMP/raw.pcapng" --queues 2 --count 1000 --raw-offset "$offset" || return 1
+	$PCAPCHECK "$TMP/raw.pcapng" --queues 2 --count 1000 --snaplen 96 --raw-offset "$offset" ||
+		return 1
 	capinfos "$TMP/raw.pcapng" | grep -q "Description = .*; time stamps: adapter_unsynced$" ||
 		bad "$(capinfos "$TMP/raw.pcapng" | grep Description)"
 }
@@ -239,12 +240,16 @@ tap_setup() {
 
 # tap_traffic: mgt1's frames first; by their raw clocks, mgt0's would come first.
 # Then every frame within 10 us of its truth, all in stamp order.
-tap_traffic() {	# tap_traffic FILE PID
+tap_traffic() {	# tap_traffic FILE PID [PCAPCHECK-OPTION...]
+	file=$1
+	pid=$2
+	shift 2
 	echo "all 1000" >/sys/class/net/mgt1/mgtestnic/generate
 	wait_idle mgt1 || return 1
 	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
-	wait "$2" || { cat "$TMP/client" "$TMP/d" 2>/dev/null; return 1; }
-	check=$($PCAPCHECK "$1" --queues 2 --devices 2 --count 1000 --truth 10000) || bad "$check"
+	wait "$pid" || { cat "$TMP/client" "$TMP/d" 2>/dev/null; return 1; }
+	check=$($PCAPCHECK "$file" --queues 2 --devices 2 --count 1000 --truth 10000 "$@") ||
+		bad "$check"
 }
 
 # the two directions of a tap on two NICs: one stream, in true time order (by
@@ -291,7 +296,7 @@ t_mgdump_two_devices_merged_in_true_time_order() {
 		>"$TMP/d" 2>&1 &
 	dump=$!
 	wait_readers mgt0 && wait_readers mgt1 || return 1
-	tap_traffic "$TMP/out.pcapng" $dump || return 1
+	tap_traffic "$TMP/out.pcapng" $dump --snaplen 96 || return 1
 	capinfos "$TMP/out.pcapng" >"$TMP/ci" || return 1
 	grep -q "Number of interfaces in file: 2" "$TMP/ci" || bad "not 2 interfaces"
 	grep -q "Name = mgt1" "$TMP/ci" || bad "no interface mgt1"
