@@ -25,6 +25,7 @@
 #include <net/if_arp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <linux/if_packet.h>
@@ -65,6 +66,12 @@ struct pcap_mgcap {
 	size_t *queue_dev;	/* each queue's device, an index into devs */
 	struct mgcap_queue_stats *stats_base;
 	int event_fd;		/* pcap_breakloop() wakes a blocked read through it */
+	/*
+	 * Adapter stamps: fires when a clock sample is due without traffic, so
+	 * that a caller that waits on the selectable fd (dumpcap) calls a read,
+	 * which takes it.
+	 */
+	int sample_timer_fd;
 	int nonblock;
 	int nano;		/* nanosecond precision */
 	int on_close_list;	/* pcap_add_to_pcaps_to_close(): closed at exit() too */
@@ -225,16 +232,23 @@ static int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *wait_ns,
 /*
  * Lets the rings' new records through their gates, then samples each
  * device's clock: every record read afterwards lies between two samples.
+ * 1 if any clock was sampled (or refused).
  */
-static void adapter_sample(struct pcap_mgcap *pm, uint64_t now)
+static int adapter_sample(struct pcap_mgcap *pm, uint64_t now)
 {
-	int moved = 0;
+	int moved = 0, sampled = 0;
 	size_t i;
 
 	for (i = 0; i < pm->merge.n; i++)
 		moved |= mgcap_reader_open_gate(&pm->queues[i].r);
-	for (i = 0; i < pm->ndevs; i++)
+	for (i = 0; i < pm->ndevs; i++) {
+		const struct mgcap_adapter *a = &pm->devs[i].conv;
+		uint64_t before = a->clock.samples + a->sample_errors;
+
 		(void)mgcap_adapter_sample(&pm->devs[i].conv, moved, now);
+		sampled |= a->clock.samples + a->sample_errors != before;
+	}
+	return sampled;
 }
 
 /* How long until some device's clock is due for a sample without traffic. */
@@ -250,6 +264,16 @@ static uint64_t adapter_sample_due(const struct pcap_mgcap *pm, uint64_t now)
 			due = d;
 	}
 	return due;
+}
+
+/* The sample timer set to the next sample due (CLOCK_MONOTONIC, as @now). */
+static void arm_sample_timer(const struct pcap_mgcap *pm, uint64_t now)
+{
+	uint64_t at = now + adapter_sample_due(pm, now);
+	struct itimerspec its = { { 0, 0 }, { (time_t)(at / 1000000000ULL),
+					       (long)(at % 1000000000ULL) } };
+
+	(void)timerfd_settime(pm->sample_timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
 static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
@@ -274,8 +298,8 @@ static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 			p->break_loop = 0;
 			return n ? n : PCAP_ERROR_BREAK;
 		}
-		if (pm->adapter)
-			adapter_sample(pm, now);
+		if (pm->adapter && adapter_sample(pm, now))
+			arm_sample_timer(pm, now);
 		if (pm->merge.n == 1)
 			n = deliver_one(p, max, cb, user);
 		else
@@ -318,10 +342,10 @@ static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 			return PCAP_ERROR;
 		}
 		for (i = 0; i < ready; i++) {
-			if (ev[i].data.fd == pm->event_fd) {
+			if (ev[i].data.fd == pm->event_fd || ev[i].data.fd == pm->sample_timer_fd) {
 				uint64_t v;
 
-				if (read(pm->event_fd, &v, sizeof(v)) < 0 && errno != EAGAIN) {
+				if (read(ev[i].data.fd, &v, sizeof(v)) < 0 && errno != EAGAIN) {
 					pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
 								  "mgcap: reading the wakeup event");
 					return PCAP_ERROR;
@@ -496,6 +520,9 @@ static void pcap_mgcap_cleanup(pcap_t *p)
 	if (pm->event_fd >= 0)
 		close(pm->event_fd);
 	pm->event_fd = -1;
+	if (pm->sample_timer_fd >= 0)
+		close(pm->sample_timer_fd);
+	pm->sample_timer_fd = -1;
 	for (i = 0; i < pm->ndevs; i++) {
 		struct mgcap_dev *dev = &pm->devs[i];
 
@@ -937,6 +964,15 @@ static int activate(pcap_t *p)
 			return PCAP_ERROR;
 	if (add_to_epoll(p, pm->event_fd))
 		return PCAP_ERROR;
+	if (pm->adapter) {
+		pm->sample_timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (pm->sample_timer_fd < 0 || add_to_epoll(p, pm->sample_timer_fd)) {
+			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
+						  "mgcap: the clock's sample timer");
+			return PCAP_ERROR;
+		}
+		arm_sample_timer(pm, monotonic_ns());
+	}
 
 	p->selectable_fd = p->fd;
 	p->linktype = DLT_EN10MB;
@@ -1000,6 +1036,7 @@ pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours)
 		return NULL;
 	pm = p->priv;
 	pm->event_fd = -1;
+	pm->sample_timer_fd = -1;
 	if (mgcap_source_parse_devices(device, srcs, &pm->ndevs, ebuf, PCAP_ERRBUF_SIZE) < 0) {
 		pm->ndevs = 0;
 		goto fail;

@@ -508,16 +508,16 @@ static void status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t byte
  * --merged over several devices: each reader's blocks are in stamp order
  * (its device's queues merged by libpcap), and they go out oldest first
  * across the readers, a block at a time through a staging buffer.  A reader
- * with nothing buffered may still bring an older block: the oldest waits for
- * it, DEVICE_HOLD_NS at most from when it was first seen, as libpcap's merge
- * of queues waits.  Stopping waits for nothing.
+ * with nothing buffered may still bring an older block, so the oldest waits
+ * for it; but a reader idle for DEVICE_HOLD_NS holds nothing back any more
+ * (a quiet port of a tap must not stop the other).  Stopping waits for
+ * nothing.
  */
 #define DEVICE_HOLD_NS	200000000ULL
 static struct {
 	uint64_t last_ts[MAX_READERS];	/* of the last block written from each reader */
+	uint64_t empty_since[MAX_READERS];	/* 0: it has blocks */
 	uint64_t pending[MAX_READERS];	/* blocks staged, not yet written */
-	uint64_t oldest_ts, oldest_seen;
-	size_t oldest_reader;
 	uint8_t buf[1 << 20];
 	size_t len;
 } in_order;
@@ -557,12 +557,16 @@ static int write_in_order(struct dump_output *out, uint64_t *total, uint64_t *by
 	while (!opt.count || *total < opt.count) {
 		const uint8_t *data, *best_data = NULL;
 		size_t i, best = 0, len;
-		uint64_t best_ts = 0, now;
+		uint64_t best_ts = 0, now = now_ns();
 		int waits = 0;
 
 		for (i = 0; i < nreaders; i++) {
-			if (!blockring_peek(&readers[i].ring, &data))
+			if (!blockring_peek(&readers[i].ring, &data)) {
+				if (!in_order.empty_since[i])
+					in_order.empty_since[i] = now;
 				continue;
+			}
+			in_order.empty_since[i] = 0;
 			if (!best_data || epb_stamp(data) < best_ts) {
 				best_data = data;
 				best_ts = epb_stamp(data);
@@ -572,19 +576,12 @@ static int write_in_order(struct dump_output *out, uint64_t *total, uint64_t *by
 		if (!best_data)
 			break;
 		for (i = 0; i < nreaders; i++)
-			if (!blockring_fill(&readers[i].ring) && in_order.last_ts[i] < best_ts)
+			if (in_order.empty_since[i] && now - in_order.empty_since[i] < DEVICE_HOLD_NS &&
+			    in_order.last_ts[i] < best_ts)
 				waits = 1;
 		if (waits && !stopping) {
-			now = now_ns();
-			if (in_order.oldest_ts != best_ts || in_order.oldest_reader != best) {
-				in_order.oldest_ts = best_ts;
-				in_order.oldest_reader = best;
-				in_order.oldest_seen = now;
-			}
-			if (now - in_order.oldest_seen < DEVICE_HOLD_NS) {
-				*held = 1;
-				break;
-			}
+			*held = 1;
+			break;
 		}
 		*idle = 0;
 		len = pcapng_block_len(best_data);
