@@ -29,13 +29,14 @@ as_user() {
 # belong to group mgcap)
 
 # wait_node DEV there|gone: until DEV's first queue node is there, or gone
-# (10 s at most: more than the 5 s a capture waits for its first reader)
+# (30 s at most: more than the 5 s a capture waits for its first reader, and
+# a user's tshark under emulation can take long to open its source)
 wait_node() {
 	i=0
 	until if [ "$2" = there ]; then [ -e "/dev/mgcap/$1@0" ]; else [ ! -e "/dev/mgcap/$1@0" ]; fi
 	do
 		i=$((i + 1))
-		[ $i -gt 100 ] && return 1
+		[ $i -gt 300 ] && { echo "/dev/mgcap/$1@0 is not $2 after 30 s"; return 1; }
 		sleep 0.1
 	done
 }
@@ -110,7 +111,8 @@ t_dumpcap_as_a_user_in_the_capture_group() {
 
 t_tshark_as_a_user() {
 	dumpcap_for_wireshark_group || { bad "dumpcap has no file capabilities"; return 1; }
-	dpkg -i "$MGCAP_DEBS"/libpcap0.8-mgcap-system_*.deb >/dev/null 2>&1 || return 1
+	dpkg -i "$MGCAP_DEBS"/libpcap0.8-mgcap-system_*.deb >"$TMP/dpkg" 2>&1 ||
+		{ cat "$TMP/dpkg"; bad "cannot install libpcap0.8-mgcap-system"; return 1; }
 	setup 2 || return 1
 	start_until tshark "Capturing on" as_user wireshark,mgcap tshark -n -i mgcap:mgt0 -c 600 \
 		-T fields -e frame.time_epoch -e udp.srcport || return 1
