@@ -543,11 +543,6 @@ static void pcap_mgcap_cleanup(pcap_t *p)
 	pcap_cleanup_live_common(p);
 }
 
-static size_t pm_ndevs(const pcap_t *p)
-{
-	return ((const struct pcap_mgcap *)p->priv)->ndevs;
-}
-
 /* Why mgcap_list_queues() failed: only a missing sysfs class means no module. */
 static void list_queues_error(char *errbuf, const char *device)
 {
@@ -592,7 +587,7 @@ static int start_for_reader(pcap_t *p, const char *ifname)
 static int list_own_queues(pcap_t *p, const char *ifname, struct mgcap_queue_node **nodes,
 			   int *have)
 {
-	int count, i;
+	int count;
 
 	*have = 0;
 	count = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), nodes);
@@ -602,9 +597,7 @@ static int list_own_queues(pcap_t *p, const char *ifname, struct mgcap_queue_nod
 		list_queues_error(p->errbuf, p->opt.device);
 		return -1;
 	}
-	for (i = 0; i < count; i++)
-		if (!strcmp((*nodes)[i].ifname, ifname))
-			(*have)++;
+	*have = mgcap_count_queues(*nodes, count, ifname);
 	return count;
 }
 
@@ -637,6 +630,7 @@ static int open_queue(struct mgcap_reader *r, const char *devnode, int just_crea
 static int find_queues(pcap_t *p, const struct mgcap_dev *dev, struct mgcap_queue_node **nodes,
 		       int *have, int *started)
 {
+	const struct pcap_mgcap *pm = p->priv;
 	const char *ifname = dev->src.ifname;
 	int count, status;
 
@@ -648,7 +642,7 @@ static int find_queues(pcap_t *p, const struct mgcap_dev *dev, struct mgcap_queu
 	*nodes = NULL;
 	if (if_nametoindex(ifname) == 0) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: no such device%s%s", p->opt.device,
-			 pm_ndevs(p) > 1 ? " " : "", pm_ndevs(p) > 1 ? ifname : "");
+			 pm->ndevs > 1 ? " " : "", pm->ndevs > 1 ? ifname : "");
 		return PCAP_ERROR_NO_SUCH_DEVICE;
 	}
 	status = start_for_reader(p, ifname);

@@ -50,7 +50,7 @@ int mgcap_clock_add_sample(struct mgcap_clock *c, const struct mgcap_clock_sampl
 
 	if (window < 0)
 		return -1;
-	sys = s->sys_before + window / 2;
+	sys = mgcap_clock_sample_sys(s);
 	half = (window + 1) / 2;
 	if (half < MGCAP_CLOCK_MIN_HALF_NS)
 		half = MGCAP_CLOCK_MIN_HALF_NS;

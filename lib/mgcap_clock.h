@@ -32,6 +32,12 @@ struct mgcap_clock_sample {
 				 * time passed across a step of either clock */
 };
 
+/* The system time the sample's PHC reading is taken to be at: its window's middle. */
+static inline int64_t mgcap_clock_sample_sys(const struct mgcap_clock_sample *s)
+{
+	return s->sys_before + (s->sys_after - s->sys_before) / 2;
+}
+
 /*
  * Intervals kept, for stamps read after later samples were taken.  Samples
  * must come less than 2^32 ns (4.29 s) apart: a longer interval is not

@@ -111,7 +111,7 @@ int mgcap_phc_sample(struct mgcap_phc *phc, struct mgcap_clock_sample *s)
 	 */
 	real = clock_ns(CLOCK_REALTIME);
 	mono = clock_ns(CLOCK_MONOTONIC);
-	s->mono = mono - (real - (s->sys_before + (s->sys_after - s->sys_before) / 2));
+	s->mono = mono - (real - mgcap_clock_sample_sys(s));
 	return 0;
 }
 
@@ -191,7 +191,7 @@ void mgcap_phc_measure(const char *ifname, struct mgcap_phc_status *st)
 	mgcap_phc_close(&phc);
 	if (st->err)
 		return;
-	st->offset_ns = s.phc - (s.sys_before + (s.sys_after - s.sys_before) / 2);
+	st->offset_ns = s.phc - mgcap_clock_sample_sys(&s);
 	st->window_ns = s.sys_after - s.sys_before;
 	/* the estimator's rate is d(sys - phc) / d(phc): the PHC runs fast when it falls */
 	st->freq_ppb = c.have_rate ? -c.rate * 1e9 : 0;

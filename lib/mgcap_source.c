@@ -203,6 +203,15 @@ int mgcap_list_queues(const char *sysfs_class, uint64_t netns_inum,
 	return (int)n;
 }
 
+int mgcap_count_queues(const struct mgcap_queue_node *nodes, int n, const char *ifname)
+{
+	int i, count = 0;
+
+	for (i = 0; i < n; i++)
+		count += !strcmp(nodes[i].ifname, ifname);
+	return count;
+}
+
 uint64_t mgcap_own_netns(void)
 {
 	struct stat st;

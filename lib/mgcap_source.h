@@ -65,6 +65,9 @@ struct mgcap_queue_node {
 int mgcap_list_queues(const char *sysfs_class, uint64_t netns_inum,
 		      struct mgcap_queue_node **out);
 
+/* How many of the @n queues in @nodes are @ifname's (0 when @n < 0). */
+int mgcap_count_queues(const struct mgcap_queue_node *nodes, int n, const char *ifname);
+
 /* The inode number of the caller's network namespace, or 0. */
 uint64_t mgcap_own_netns(void);
 

@@ -130,6 +130,9 @@ static void test_list_queues(void)
 	CU_ASSERT_STRING_EQUAL(nodes[2].ifname, "eth1");
 	CU_ASSERT_EQUAL(nodes[2].queue, 0);
 	CU_ASSERT_STRING_EQUAL(nodes[2].mode, "drop");
+	CU_ASSERT_EQUAL(mgcap_count_queues(nodes, n, "eth1"), 2);
+	CU_ASSERT_EQUAL(mgcap_count_queues(nodes, n, "eth"), 0);
+	CU_ASSERT_EQUAL(mgcap_count_queues(nodes, -1, "eth1"), 0);
 	free(nodes);
 
 	n = mgcap_list_queues(dir, 9, &nodes);

@@ -330,17 +330,6 @@ static int start_capture(const char *dev)
 	return -1;
 }
 
-/* Whether @dev has a captured queue in @nodes. */
-static int captured(const struct mgcap_queue_node *nodes, int n, const char *dev)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(nodes[i].ifname, dev))
-			return 1;
-	return 0;
-}
-
 /* Adds @name as a source and interface; 0, or -1 when there are too many. */
 static int add_source(char sources[][IF_NAMESIZE + 16], size_t *count, const char *source,
 		      const char *name, const char *description)
@@ -377,26 +366,28 @@ static size_t plan_sources(char sources[][IF_NAMESIZE + 16])
 	}
 	for (d = 0; d < opt.ndevs; d++) {
 		const char *dev = opt.devs[d];
+		int captured = mgcap_count_queues(nodes, n, dev) > 0;
 
-		if (opt.mgcap_only[d] && !captured(nodes, n, dev)) {
+		if (opt.mgcap_only[d] && !captured) {
 			free(nodes);
 			nodes = NULL;
 			if (start_capture(dev))
 				return 0;
 			n = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), &nodes);
-			if (!captured(nodes, n, dev)) {
+			captured = mgcap_count_queues(nodes, n, dev) > 0;
+			if (!captured) {
 				fprintf(stderr, "mgdump: mgcap:%s: its capture stopped at once\n", dev);
 				free(nodes);
 				return 0;
 			}
 		}
-		if (!captured(nodes, n, dev) && opt.ndevs > 1) {
+		if (!captured && opt.ndevs > 1) {
 			fprintf(stderr, "mgdump: %s is not captured by mgcap (several -i read "
 				"mgcap devices only)\n", dev);
 			free(nodes);
 			return 0;
 		}
-		if (!captured(nodes, n, dev)) {	/* any libpcap device: the one -i */
+		if (!captured) {	/* any libpcap device: the one -i */
 			add_source(sources, &count, dev, dev, "");
 			break;
 		}
