@@ -147,7 +147,6 @@ int deliver_one_queue(pcap_t *p, int max, int nano, int adapter, pcap_handler cb
 	struct mgcap_reader *r = &pm->queues[0].r;
 	struct stamp_second second = { 0, 0 };
 	struct mgcap_adapter *conv = &pm->devs[0].conv;
-	struct mgcap_clock_line line = conv->line;
 	const uint8_t *start;
 	uint64_t len;
 	int left = max;
@@ -163,7 +162,7 @@ int deliver_one_queue(pcap_t *p, int max, int nano, int adapter, pcap_handler cb
 			if (rec->flags & MGCAP_REC_F_PAD)
 				break;
 			cur += rec->rec_len;
-			left -= deliver(p, rec, adapter ? mgcap_adapter_stamp(conv, &line, rec) :
+			left -= deliver(p, rec, adapter ? mgcap_adapter_stamp(conv, rec) :
 					rec->tstamp_ns, nano, &second, cb, user);
 			stop = p->break_loop || !left;
 			if (stop)
@@ -205,7 +204,7 @@ static uint64_t adapter_key(void *arg, size_t queue, const struct mgcap_rec *rec
 	struct pcap_mgcap *pm = arg;
 	struct mgcap_adapter *conv = &pm->devs[pm->queue_dev[queue]].conv;
 
-	return mgcap_adapter_stamp(conv, &conv->line, rec);
+	return mgcap_adapter_stamp(conv, rec);
 }
 
 /*

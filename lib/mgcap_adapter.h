@@ -69,23 +69,19 @@ uint64_t mgcap_adapter_sample_due(const struct mgcap_adapter *a, uint64_t now_mo
 uint64_t mgcap_adapter_stamp_slow(struct mgcap_adapter *a, const struct mgcap_rec *rec);
 
 /*
- * @rec's stamp in system time (ns since the epoch).  @line is the caller's
- * copy of a->line, taken after the last sample: a local the compiler keeps
- * in registers across a batch, where a->line would be loaded again after
- * every callback.
+ * @rec's stamp in system time (ns since the epoch), on a->line where it
+ * holds.  A batch loop reads the line's fields from memory as operands
+ * (the callback between stamps may change any memory): a copy in locals
+ * spilled to the stack and cost two loads more a stamp.
  */
-static inline uint64_t mgcap_adapter_stamp(struct mgcap_adapter *a, struct mgcap_clock_line *line,
-					   const struct mgcap_rec *rec)
+static inline uint64_t mgcap_adapter_stamp(struct mgcap_adapter *a, const struct mgcap_rec *rec)
 {
 	int64_t sys;
-	uint64_t ns;
 
 	/* a record without the NIC's stamp holds 0 (MGCAP_TSTAMP_HW_AND_SW): on no line */
-	if (__builtin_expect(mgcap_clock_line_convert(line, (int64_t)rec->tstamp_ns, &sys), 1))
+	if (__builtin_expect(mgcap_clock_line_convert(&a->line, (int64_t)rec->tstamp_ns, &sys), 1))
 		return (uint64_t)sys;
-	ns = mgcap_adapter_stamp_slow(a, rec);
-	*line = a->line;
-	return ns;
+	return mgcap_adapter_stamp_slow(a, rec);
 }
 
 /* One line on what the conversion did: method, samples, windows, bounds, fallbacks. */

@@ -144,7 +144,7 @@ int mgcap_clock_line_for(const struct mgcap_clock *c, int64_t phc, uint64_t max_
 	line->lo = iv->min_phc;
 	line->span = (uint64_t)(iv->phc_b - iv->min_phc);
 	line->sys_lo = iv->sys_a + d + ((d * iv->slope) >> 32);
-	line->slope = iv->slope;
+	line->rate = (uint64_t)((1LL << 32) + iv->slope);
 	line->bound_ns = iv->bound_ns;
 	return 0;
 }

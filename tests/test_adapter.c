@@ -47,32 +47,30 @@ static void test_conversion_and_fallbacks(void)
 {
 	struct synthetic_ring s;
 	struct mgcap_adapter a;
-	struct mgcap_clock_line line;
 	const struct mgcap_rec *rec;
 
 	CU_ASSERT_FATAL(synthetic_ring_init(&s, 1 << 16, 0) == 0);
 	fed(&a, 3);
-	line = a.line;
 	/* between two samples: converted, exactly here, and the line kept */
 	rec = record(&s, T0 + OFFSET + MS / 2, T0 + MS / 2 + 700);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(rec);
 	CU_ASSERT_EQUAL(mgcap_rec_swtstamp(rec), T0 + MS / 2 + 700);
-	CU_ASSERT_EQUAL(mgcap_adapter_stamp(&a, &line, rec), (uint64_t)(T0 + MS / 2));
-	CU_ASSERT_EQUAL(line.lo, T0 + OFFSET);
+	CU_ASSERT_EQUAL(mgcap_adapter_stamp(&a, rec), (uint64_t)(T0 + MS / 2));
+	CU_ASSERT_EQUAL(a.line.lo, T0 + OFFSET);
 	rec = record(&s, T0 + OFFSET + MS / 4, T0 + MS / 4 + 900);
-	CU_ASSERT_EQUAL(mgcap_adapter_stamp(&a, &line, rec), (uint64_t)(T0 + MS / 4));
+	CU_ASSERT_EQUAL(mgcap_adapter_stamp(&a, rec), (uint64_t)(T0 + MS / 4));
 	/* in the second interval: the slow path finds its line */
 	rec = record(&s, T0 + OFFSET + 3 * MS / 2, T0 + 3 * MS / 2 + 800);
-	CU_ASSERT_EQUAL(mgcap_adapter_stamp(&a, &line, rec), (uint64_t)(T0 + 3 * MS / 2));
-	CU_ASSERT_EQUAL(line.lo, T0 + OFFSET + MS);
+	CU_ASSERT_EQUAL(mgcap_adapter_stamp(&a, rec), (uint64_t)(T0 + 3 * MS / 2));
+	CU_ASSERT_EQUAL(a.line.lo, T0 + OFFSET + MS);
 	CU_ASSERT_EQUAL(a.fallbacks, 0);
 	/* after the last sample: no line; the kernel's stamp, counted */
 	rec = record(&s, T0 + OFFSET + 5 * MS / 2, T0 + 5 * MS / 2 + 600);
-	CU_ASSERT_EQUAL(mgcap_adapter_stamp(&a, &line, rec), (uint64_t)(T0 + 5 * MS / 2 + 600));
+	CU_ASSERT_EQUAL(mgcap_adapter_stamp(&a, rec), (uint64_t)(T0 + 5 * MS / 2 + 600));
 	CU_ASSERT_EQUAL(a.fallbacks, 1);
 	/* the NIC gave no stamp: the kernel's, not counted */
 	rec = record(&s, 0, T0 + 777);
-	CU_ASSERT_EQUAL(mgcap_adapter_stamp(&a, &line, rec), (uint64_t)(T0 + 777));
+	CU_ASSERT_EQUAL(mgcap_adapter_stamp(&a, rec), (uint64_t)(T0 + 777));
 	CU_ASSERT_EQUAL(a.fallbacks, 1);
 	CU_ASSERT(a.worst_bound_ns > 0 && a.worst_bound_ns <= MGCAP_ADAPTER_MAX_BOUND_NS);
 	synthetic_ring_free(&s);
