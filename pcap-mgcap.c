@@ -367,10 +367,10 @@ static int pcap_mgcap_inject(pcap_t *p, const void *buf _U_, int size _U_)
  * already in a ring were judged by the previous program, and the kernel lets
  * through frames whose VLAN tag it cannot show the program.  A program that
  * keeps every frame (tcpdump installs one when given no expression) is not
- * worth running per frame: the kernel gets none.  Where the module cannot
- * take the program (too old, or it refuses it), it must not keep the
- * previous one either: filtering then happens here only, as pcap-linux does
- * when the socket refuses a filter.
+ * worth running per frame: it is dropped, as if none had been set.  Where
+ * the module cannot take the program (too old, or it refuses it), it must
+ * not keep the previous one either: filtering then happens here only, as
+ * pcap-linux does when the socket refuses a filter.
  */
 static int pcap_mgcap_setfilter(pcap_t *p, struct bpf_program *fp)
 {
@@ -384,7 +384,9 @@ static int pcap_mgcap_setfilter(pcap_t *p, struct bpf_program *fp)
 	if (install_bpf_program(p, fp) < 0)
 		return -1;
 	insns = p->fcode.bf_insns;
-	if (!(p->fcode.bf_len == 1 && insns[0].code == (BPF_RET | BPF_K) && insns[0].k)) {
+	if (p->fcode.bf_len == 1 && insns[0].code == (BPF_RET | BPF_K) && insns[0].k) {
+		pcap_freecode(&p->fcode);	/* deliver() then runs none either */
+	} else {
 		kernel.len = p->fcode.bf_len;
 		kernel.insns = (uint64_t)(uintptr_t)insns;
 	}
