@@ -72,6 +72,7 @@ struct pcap_mgcap {
 	 * which takes it.
 	 */
 	int sample_timer_fd;
+	uint64_t sample_timer_at;	/* its expiry (CLOCK_MONOTONIC ns); 0: none */
 	int nonblock;
 	int nano;		/* nanosecond precision */
 	int on_close_list;	/* pcap_add_to_pcaps_to_close(): closed at exit() too */
@@ -230,24 +231,18 @@ static int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *wait_ns,
 
 /*
  * Lets the rings' new records through their gates, then samples each
- * device's clock: every record read afterwards lies between two samples.
- * 1 if any clock was sampled (or refused).
+ * device's clock where due: every record read afterwards lies between two
+ * samples.
  */
-static int adapter_sample(struct pcap_mgcap *pm, uint64_t now)
+static void adapter_sample(struct pcap_mgcap *pm, uint64_t now)
 {
-	int moved = 0, sampled = 0;
+	int moved = 0;
 	size_t i;
 
 	for (i = 0; i < pm->merge.n; i++)
 		moved |= mgcap_reader_open_gate(&pm->queues[i].r);
-	for (i = 0; i < pm->ndevs; i++) {
-		const struct mgcap_adapter *a = &pm->devs[i].conv;
-		uint64_t before = a->clock.samples + a->sample_errors;
-
+	for (i = 0; i < pm->ndevs; i++)
 		(void)mgcap_adapter_sample(&pm->devs[i].conv, moved, now);
-		sampled |= a->clock.samples + a->sample_errors != before;
-	}
-	return sampled;
 }
 
 /* How long until some device's clock is due for a sample without traffic. */
@@ -265,14 +260,23 @@ static uint64_t adapter_sample_due(const struct pcap_mgcap *pm, uint64_t now)
 	return due;
 }
 
-/* The sample timer set to the next sample due (CLOCK_MONOTONIC, as @now). */
-static void arm_sample_timer(const struct pcap_mgcap *pm, uint64_t now)
+/*
+ * The sample timer set to fire by the next sample due (CLOCK_MONOTONIC, as
+ * @now).  Only where it would fire too late, or has fired: a sample moves
+ * the next one later, and a timer that fires early costs a read that finds
+ * nothing due, where re-arming it after every sample cost a system call a
+ * read.
+ */
+static void arm_sample_timer(struct pcap_mgcap *pm, uint64_t now)
 {
 	uint64_t at = now + adapter_sample_due(pm, now);
 	struct itimerspec its = { { 0, 0 }, { (time_t)(at / 1000000000ULL),
 					       (long)(at % 1000000000ULL) } };
 
-	(void)timerfd_settime(pm->sample_timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+	if (pm->sample_timer_at > now && pm->sample_timer_at <= at)
+		return;
+	if (timerfd_settime(pm->sample_timer_fd, TFD_TIMER_ABSTIME, &its, NULL) == 0)
+		pm->sample_timer_at = at;
 }
 
 static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
@@ -297,8 +301,10 @@ static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 			p->break_loop = 0;
 			return n ? n : PCAP_ERROR_BREAK;
 		}
-		if (pm->adapter && adapter_sample(pm, now))
+		if (pm->adapter) {
+			adapter_sample(pm, now);
 			arm_sample_timer(pm, now);
+		}
 		if (pm->merge.n == 1)
 			n = deliver_one(p, max, cb, user);
 		else
