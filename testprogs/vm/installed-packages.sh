@@ -126,6 +126,54 @@ t_tshark_as_a_user() {
 	rm -rf "$USERDIR"
 }
 
+# The NIC's clock is the capture group's to read, not to set: dumpcap run
+# by a member takes adapter stamps, and the same user cannot step the clock
+# or switch on its pulse output through the node.
+t_adapter_stamps_as_a_user_in_the_capture_group() {
+	dumpcap_for_wireshark_group || { bad "dumpcap has no file capabilities"; return 1; }
+	dpkg -i "$MGCAP_DEBS"/libpcap0.8-mgcap-system_*.deb >"$TMP/dpkg" 2>&1 ||
+		{ cat "$TMP/dpkg"; bad "cannot install libpcap0.8-mgcap-system"; return 1; }
+	setup 2 || return 1
+	echo 1 >/sys/class/net/mgt0/mgtestnic/phc_stamps &&
+		echo precise >/sys/class/net/mgt0/mgtestnic/phc_best || return 1
+	ptp=
+	for d in /sys/class/ptp/ptp*; do
+		[ "$(cat "$d/clock_name")" = mgtestnic ] && ptp=/dev/${d##*/}
+	done
+	[ -n "$ptp" ] || { bad "no clock of the test NIC: $(ls /sys/class/ptp)"; return 1; }
+	udevadm settle
+	[ "$(stat -c '%U:%G %a' "$ptp")" = "root:mgcap 640" ] ||
+		bad "$ptp: $(stat -c '%U:%G %a' "$ptp")"
+
+	start_until dumpcap "^File: " as_user wireshark,mgcap dumpcap -i mgcap:mgt0 \
+		--time-stamp-type adapter -c 2000 -w "$USERDIR/a.pcapng" || return 1
+	wait_readers mgt0 || return 1
+	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_end dumpcap >/dev/null || bad "dumpcap failed: $(cat "$TMP/dumpcap")"
+	# within 1 us of the truth: converted (a host stamp is taken microseconds
+	# after the NIC's under emulation)
+	check=$($PCAPCHECK "$USERDIR/a.pcapng" --queues 2 --count 1000 --truth 1000) ||
+		bad "$check: $(cat "$TMP/dumpcap")"
+	say "dumpcap as a user: $(echo "$check" | sed -n 's/.*truth: //p')"
+
+	# what the node lets the group do: read, never set (EACCES from the kernel)
+	as_user wireshark,mgcap python3 -c '
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+clock = (~fd << 3) | 3			# the dynamic POSIX clock of the descriptor
+time.clock_gettime(clock)
+for what, change in (("set", lambda: time.clock_settime(clock, time.clock_gettime(clock))),
+		     ("enable its pulses", lambda: fcntl.ioctl(fd, 0x40043d04, 1))):  # PTP_ENABLE_PPS
+	try:
+		change()
+		sys.exit("a member of the group could " + what + " the clock")
+	except PermissionError:
+		pass
+' "$ptp" >"$TMP/py" 2>&1 || bad "$(cat "$TMP/py")"
+	dpkg -r libpcap0.8-mgcap-system >/dev/null 2>&1
+	rm -rf "$USERDIR"
+}
+
 # The unit as systemd would run it (the VM has no systemd as PID 1): checked
 # by systemd-analyze, then its ExecStart with its environment, %I expanded.
 t_mgdump_service_records() {
