@@ -39,6 +39,16 @@ static inline size_t pcapng_epb_size(uint32_t caplen)
 	return 32 + (((size_t)caplen + 3) & ~(size_t)3);
 }
 
+/* The time stamp of the enhanced packet block at @p, as pcapng_epb() wrote it. */
+static inline uint64_t pcapng_epb_ts(const uint8_t *p)
+{
+	uint32_t hi, lo;
+
+	memcpy(&hi, p + 12, sizeof(hi));
+	memcpy(&lo, p + 16, sizeof(lo));
+	return (uint64_t)hi << 32 | lo;
+}
+
 size_t pcapng_shb(uint8_t *buf, size_t cap, const char *user_appl);
 
 /* if_name, if_description (NULL: none), if_tsresol = 9 (nanoseconds) */

@@ -61,7 +61,8 @@ static void test_block_layout(void)
 {
 	uint32_t types[32];
 	size_t n, len = sample_file(&n);
-	int blocks = walk_blocks(buf, len, types, 32);
+	int blocks = walk_blocks(buf, len, types, 32), i;
+	const uint8_t *epb;
 
 	CU_ASSERT_EQUAL_FATAL(blocks, 14);
 	CU_ASSERT_EQUAL(types[0], PCAPNG_SHB_TYPE);
@@ -69,6 +70,10 @@ static void test_block_layout(void)
 	CU_ASSERT_EQUAL(types[1], PCAPNG_IDB_TYPE);
 	CU_ASSERT_EQUAL(types[2], PCAPNG_IDB_TYPE);
 	CU_ASSERT_EQUAL(types[3], PCAPNG_EPB_TYPE);
+	/* the first packet block's stamp, after the section and the two interfaces */
+	for (epb = buf, i = 0; i < 3; i++)
+		epb += pcapng_block_len(epb);
+	CU_ASSERT_EQUAL(pcapng_epb_ts(epb), 1700000000123456789ULL);
 	CU_ASSERT_EQUAL(types[13], PCAPNG_ISB_TYPE);
 	CU_ASSERT_EQUAL(pcapng_epb_size(0), 32);
 	CU_ASSERT_EQUAL(pcapng_epb_size(1), 36);

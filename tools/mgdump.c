@@ -513,15 +513,6 @@ static struct {
 	size_t len;
 } in_order;
 
-static uint64_t epb_stamp(const uint8_t *block)
-{
-	uint32_t hi, lo;
-
-	memcpy(&hi, block + 12, 4);
-	memcpy(&lo, block + 16, 4);
-	return (uint64_t)hi << 32 | lo;
-}
-
 static int flush_in_order(struct dump_output *out)
 {
 	size_t i;
@@ -548,7 +539,7 @@ static int write_in_order(struct dump_output *out, uint64_t *total, uint64_t *by
 	while (!opt.count || *total < opt.count) {
 		const uint8_t *data, *best_data = NULL;
 		size_t i, best = 0, len;
-		uint64_t best_ts = 0, now = now_ns();
+		uint64_t best_ts = 0, ts, now = now_ns();
 		int waits = 0;
 
 		for (i = 0; i < nreaders; i++) {
@@ -558,9 +549,10 @@ static int write_in_order(struct dump_output *out, uint64_t *total, uint64_t *by
 				continue;
 			}
 			in_order.empty_since[i] = 0;
-			if (!best_data || epb_stamp(data) < best_ts) {
+			ts = pcapng_epb_ts(data);
+			if (!best_data || ts < best_ts) {
 				best_data = data;
-				best_ts = epb_stamp(data);
+				best_ts = ts;
 				best = i;
 			}
 		}
