@@ -1009,7 +1009,8 @@ PCAP_API_DEF int pcap_mgcap_tstamp_report(pcap_t *p, char *buf, size_t len)
 		return -1;
 	if (len)
 		buf[0] = '\0';
-	for (i = 0; pm->adapter && i < pm->ndevs; i++) {
+	/* (no room, no report: @buf is not even a string then) */
+	for (i = 0; pm->adapter && len && i < pm->ndevs; i++) {
 		size_t used = strlen(buf);
 
 		/* each device's own, after its name when there are several */
