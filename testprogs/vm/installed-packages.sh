@@ -136,10 +136,7 @@ t_adapter_stamps_as_a_user_in_the_capture_group() {
 	setup 2 || return 1
 	echo 1 >/sys/class/net/mgt0/mgtestnic/phc_stamps &&
 		echo precise >/sys/class/net/mgt0/mgtestnic/phc_best || return 1
-	ptp=
-	for d in /sys/class/ptp/ptp*; do
-		[ "$(cat "$d/clock_name")" = mgtestnic ] && ptp=/dev/${d##*/}
-	done
+	ptp=$(nic_clock)
 	[ -n "$ptp" ] || { bad "no clock of the test NIC: $(ls /sys/class/ptp)"; return 1; }
 	udevadm settle
 	[ "$(stat -c '%U:%G %a' "$ptp")" = "root:mgcap 640" ] ||

@@ -12,6 +12,13 @@ phc_setup() {
 		echo "$3" >$NICSYS/phc_error_ppb
 }
 
+# nic_clock: the node of the test NIC's PHC (/dev/ptpN; nothing without one)
+nic_clock() {
+	for d in /sys/class/ptp/ptp*; do
+		[ "$(cat "$d/clock_name" 2>/dev/null)" = mgtestnic ] && echo "/dev/${d##*/}"
+	done
+}
+
 # adapter_stats: the report the libpcap module gives at close (MGCAP_ADAPTER_STATS)
 adapter_stats() {
 	grep "adapter stamps: " "$TMP/client" || bad "no report: $(cat "$TMP/client")"
@@ -153,21 +160,18 @@ t_adapter_only_with_a_phc() {
 # a PHC that cannot be read: a one-line warning, and host stamps
 t_adapter_unreadable_phc_gives_host_stamps() {
 	phc_setup 2 extended 0 || return 1
-	ptp=
-	for d in /sys/class/ptp/ptp*; do
-		[ "$(cat "$d/clock_name")" = mgtestnic ] && ptp=${d##*/}
-	done
+	ptp=$(nic_clock)
 	[ -n "$ptp" ] || { ls /sys/class/ptp; return 1; }
-	mount --bind /dev/null "/dev/$ptp" || return 1
+	mount --bind /dev/null "$ptp" || return 1
 	start=$(date +%s%N)
 	capture tcpdump -i mgcap:mgt0 -j adapter --time-stamp-precision=nano -Z root -c 200 \
 		-w "$TMP/out.pcap"
 	st=$?
 	echo "all 100" >$NICSYS/generate
 	wait $client
-	umount "/dev/$ptp"
+	umount "$ptp"
 	[ $st -eq 0 ] || return 1
-	grep -q "mgcap:mgt0: cannot read the NIC's clock /dev/$ptp: .*; using host time stamps" \
+	grep -q "mgcap:mgt0: cannot read the NIC's clock $ptp: .*; using host time stamps" \
 		"$TMP/client" || bad "no warning: $(cat "$TMP/client")"
 	$PCAPCHECK "$TMP/out.pcap" --queues 2 --count 100 --sw-after "$start" --truth 1000000000 ||
 		return 1
