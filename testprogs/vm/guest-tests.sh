@@ -104,11 +104,18 @@ wait_readers() {	# wait_readers DEV [N]: until every queue of DEV has N readers 
 	[ -n "$out" ]
 }
 
-wait_text() {	# wait_text FILE TEXT: until FILE shows TEXT (10 s at most)
+# wait_text FILE TEXT: until FILE shows TEXT; 30 s at most, as wait_node (a
+# user's tshark under emulation has taken more than 10 s to start capturing),
+# then it says what it waited for and what FILE shows
+wait_text() {
 	i=0
 	until grep -q "$2" "$1" 2>/dev/null; do
 		i=$((i + 1))
-		[ $i -gt 100 ] && { cat "$1"; return 1; }
+		if [ $i -gt 300 ]; then
+			say "no '$2' in $1 after 30 s:"
+			sed 's/^/      /' "$1"
+			return 1
+		fi
 		sleep 0.1
 	done
 }
