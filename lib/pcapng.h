@@ -18,7 +18,6 @@
 #define PCAPNG_ISB_TYPE		0x00000005U
 #define PCAPNG_BYTE_ORDER_MAGIC	0x1A2B3C4DU
 
-/* Bytes an enhanced packet block of @caplen captured bytes takes. */
 /* The total length of the block at @p, from its header. */
 static inline uint32_t pcapng_block_len(const uint8_t *p)
 {
@@ -34,6 +33,7 @@ static inline uint32_t pcapng_block_len(const uint8_t *p)
  */
 size_t pcapng_whole_blocks(const uint8_t *p, size_t len, size_t max, size_t *count);
 
+/* Bytes an enhanced packet block of @caplen captured bytes takes. */
 static inline size_t pcapng_epb_size(uint32_t caplen)
 {
 	return 32 + (((size_t)caplen + 3) & ~(size_t)3);
