@@ -117,12 +117,7 @@ static __poll_t mgcap_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 
 	poll_wait(file, &ring->wq, wait);
-	if (!mgcap_ring_readable(ring)) {
-		WRITE_ONCE(ring->reader_waiting, true);
-		/* pairs with the producer's smp_mb() after it published head */
-		smp_mb();
-	}
-	if (mgcap_ring_readable(ring))
+	if (mgcap_ring_poll_readable(ring))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
 		mask |= EPOLLHUP;

@@ -57,7 +57,7 @@ struct mgcap_ring {
 	u64 high_water;
 
 	u32 flags;			/* MGCAP_RING_F_*, the kernel's copy: under lock */
-	bool reader_waiting;
+	bool reader_waiting;		/* set under lock by poll, cleared by whoever wakes */
 	wait_queue_head_t wq;
 	struct hrtimer wake_timer;
 
@@ -137,7 +137,7 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 void mgcap_ring_detach(struct mgcap_ring *ring);
 void mgcap_ring_get_stats(struct mgcap_ring *ring, struct mgcap_queue_stats *st);
 void mgcap_ring_reset_reader_settings(struct mgcap_ring *ring);
-bool mgcap_ring_readable(const struct mgcap_ring *ring);
+bool mgcap_ring_poll_readable(struct mgcap_ring *ring);
 bool mgcap_ring_has_flag(const struct mgcap_ring *ring, u32 flag);
 void mgcap_ring_clear_reader_error(struct mgcap_ring *ring);
 

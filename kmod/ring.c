@@ -194,9 +194,23 @@ void mgcap_ring_get_stats(struct mgcap_ring *ring, struct mgcap_queue_stats *st)
 	st->fill = mgcap_ring_fill(ring, READ_ONCE(ring->head), READ_ONCE(ring->ctrl->consumer));
 }
 
-bool mgcap_ring_readable(const struct mgcap_ring *ring)
+/*
+ * For poll: whether the reader has records to read, and if not, marks it
+ * waiting for the producer to wake.  Under the ring lock, as the producer
+ * looks for a waiting reader after it published a record: one of the two
+ * sees what the other did, and the producer's path needs no barrier of its
+ * own for it.
+ */
+bool mgcap_ring_poll_readable(struct mgcap_ring *ring)
 {
-	return READ_ONCE(ring->head) != READ_ONCE(ring->ctrl->consumer);
+	bool readable;
+
+	spin_lock_bh(&ring->lock);
+	readable = ring->head != READ_ONCE(ring->ctrl->consumer);
+	if (!readable)
+		WRITE_ONCE(ring->reader_waiting, true);
+	spin_unlock_bh(&ring->lock);
+	return readable;
 }
 
 static void mgcap_copy_piece(u8 **dst, u32 *left, const void *src, u32 len)
@@ -339,8 +353,7 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 	if (used > ring->high_water)
 		WRITE_ONCE(ring->high_water, used);
 
-	/* publish head before looking for a sleeper; pairs with mgcap_poll() */
-	smp_mb();
+	/* under the lock, as mgcap_ring_poll_readable() marks a sleeper */
 	if (READ_ONCE(ring->reader_waiting)) {
 		if (used >= READ_ONCE(ring->wake_bytes) || !READ_ONCE(ring->wake_ns)) {
 			WRITE_ONCE(ring->reader_waiting, false);
