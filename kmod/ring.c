@@ -267,6 +267,17 @@ static void mgcap_copy_frame(u8 *dst, const struct sk_buff *skb, u32 mac_len,
 		mgcap_copy_rest(dst, skb, -(int)mac_len, caplen);
 }
 
+/*
+ * The NIC's stamp of a received frame.  A driver may keep its own data in
+ * the stamp's place instead (tsnep): the stamp then comes from the driver.
+ */
+static ktime_t mgcap_skb_hwtstamp(struct sk_buff *skb)
+{
+	if (unlikely(skb_shinfo(skb)->tx_flags & SKBTX_HW_TSTAMP_NETDEV))
+		return netdev_get_tstamp(skb->dev, skb_hwtstamps(skb), false);
+	return skb_hwtstamps(skb)->hwtstamp;
+}
+
 /* Under RCU: the receive hook, for one reader's ring. */
 void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 {
@@ -291,7 +302,7 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 		return;
 	}
 	source = READ_ONCE(ring->tstamp_source);
-	hwtstamp = source == MGCAP_TSTAMP_SW ? 0 : skb_shinfo(skb)->hwtstamps.hwtstamp;
+	hwtstamp = source == MGCAP_TSTAMP_SW ? 0 : mgcap_skb_hwtstamp(skb);
 	flags = (vlan ? MGCAP_REC_F_VLAN : 0) | (hwtstamp ? MGCAP_REC_F_HWTSTAMP : 0);
 	if (unlikely(source == MGCAP_TSTAMP_HW_AND_SW)) {
 		tstamp_ns = ktime_to_ns(hwtstamp);
