@@ -239,9 +239,17 @@ static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
 	queues = nla_nest_start(skb, MGCAP_ATTR_QUEUES);
 	if (!queues)
 		goto cancel;
-	for (i = *queue; i < cap->num_rings; i++)
+	for (i = *queue; i < cap->num_rings; i++) {
+		unsigned char *before = skb_tail_pointer(skb);
+
 		if (mgcap_nl_put_queue(skb, cap->rings[i]))
 			break;
+		/* an attribute's length has 16 bits: the nest ends before it wraps */
+		if (skb_tail_pointer(skb) - (unsigned char *)queues > U16_MAX) {
+			nlmsg_trim(skb, before);
+			break;
+		}
+	}
 	if (i == *queue && i < cap->num_rings)
 		goto cancel;
 	*queue = i;
