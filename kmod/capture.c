@@ -56,8 +56,11 @@ static void mgcap_capture_free_rings(struct mgcap_capture *cap)
 		mgcap_readers_detach(cap->rings[i]);
 		mgcap_ring_put(cap->rings[i]);
 	}
-	if (cap->autostop)
+	/* after every ring's stop: no reader's close schedules a stop any more */
+	if (cap->autostop) {
+		mgcap_autostop_cancel(cap->autostop);
 		mgcap_autostop_put(cap->autostop);
+	}
 	kfree(cap);
 }
 
@@ -114,6 +117,11 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 		else
 			NL_SET_ERR_MSG(extack, "device is already captured");
 		return -EEXIST;
+	}
+	/* devtmpfs makes a '!' in a node's name a '/': a path out of MGCAP_DEVNODE_DIR */
+	if (strchr(dev->name, '!')) {
+		NL_SET_ERR_MSG(extack, "device names with a '!' cannot be captured");
+		return -EINVAL;
 	}
 	if (dev->type != ARPHRD_ETHER) {
 		NL_SET_ERR_MSG(extack, "only Ethernet devices can be captured");
@@ -193,8 +201,6 @@ void mgcap_capture_stop(struct mgcap_capture *cap)
 	netdev_rx_handler_unregister(dev);
 	list_del(&cap->list);
 	netdev_info(dev, "mgcap: capture stopped\n");
-	if (cap->autostop)
-		mgcap_autostop_cancel(cap->autostop);
 	netdev_put(dev, &cap->dev_tracker);
 	mgcap_capture_free_rings(cap);
 }

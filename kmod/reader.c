@@ -141,8 +141,13 @@ void mgcap_reader_close(struct mgcap_ring *mine)
 		list_del_rcu(&mine->reader_node);
 	}
 	WRITE_ONCE(ring->num_readers, ring->num_readers - 1);
-	/* the last reader of the whole capture */
-	if (ring->autostop && atomic_dec_and_test(&ring->autostop->readers))
+	/*
+	 * The last reader of the whole capture, while it runs: a stopped one
+	 * has nothing to stop, and its timer could outlive the module.
+	 * Under readers_lock, as mgcap_readers_detach() marks the stop.
+	 */
+	if (ring->autostop && atomic_dec_and_test(&ring->autostop->readers) &&
+	    !mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
 		mgcap_autostop_schedule(ring->autostop, MGCAP_AUTOSTOP_LINGER);
 	mutex_unlock(&ring->readers_lock);
 

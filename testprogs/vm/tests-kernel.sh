@@ -177,6 +177,19 @@ t_rmmod_with_reader_open() {
 	rmmod mgcap || bad "rmmod after the reader left"
 }
 
+t_rmmod_as_the_last_reader_of_a_stopped_capture_leaves() {
+	# a capture started for its readers stops a second after the last one
+	# closed; stopped before that, it must leave no such stop pending
+	setup 1 || return 1
+	capture tcpdump -i mgcap:mgt0 -w "$TMP/out.pcap" || return 1
+	$MGCAP stop mgt0 >/dev/null || return 1
+	wait $client
+	rmmod mgcap || { bad "rmmod after the reader left"; return 1; }
+	# past the second: a stop left pending would run in a module gone, and
+	# the kernel's log (which the run checks) would say so
+	sleep 2
+}
+
 t_rmmod_while_capturing() {
 	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
 	echo "all 200000" >/sys/class/net/mgt0/mgtestnic/generate
@@ -246,6 +259,10 @@ t_tools_report_errors() {
 	expect 1 "not captured" $SETMODE mgt0 drop || return 1
 	expect 2 "bad mode" $SETMODE mgt0 fast || return 1
 	expect 1 "only Ethernet" $MGCAP start lo || return 1
+	# its node would be /dev/x/y@0: devtmpfs takes a '!' for a '/'
+	ip link add 'x!y' type dummy || return 1
+	expect 1 "with a '!' cannot be captured" $MGCAP start 'x!y' || return 1
+	ip link del 'x!y'
 	expect 1 "snaplen too large" $MGCAP start mgt0 ring-size 64K snaplen 65535 || return 1
 	$MGCAP start dev mgt0 ring-size 100M snaplen 96 >/dev/null || return 1
 	expect 1 "already captured" $MGCAP start mgt0 || return 1
