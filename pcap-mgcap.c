@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <net/if_arp.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
@@ -45,6 +46,12 @@
  * less ring to absorb traffic while a queue stays idle.
  */
 #define MGCAP_MERGE_HOLD_NS	100000000ULL
+/*
+ * How often a read looks at the queues again while the merge holds a record
+ * back: an empty queue's next record, which may release it, wakes no one
+ * before the kernel's wakeup threshold.
+ */
+#define MGCAP_HOLD_RECHECK_MS	1
 /* Records handed out by one read at most. */
 #define MGCAP_BATCH_MAX		4096
 
@@ -279,6 +286,72 @@ static void arm_sample_timer(struct pcap_mgcap *pm, uint64_t now)
 		pm->sample_timer_at = at;
 }
 
+/* Takes a wakeup event or the sample timer's expiry, so that it stops being ready. */
+static int take_event(pcap_t *p, int fd)
+{
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN) {
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
+					  "mgcap: reading the wakeup event");
+		return PCAP_ERROR;
+	}
+	return 0;
+}
+
+/*
+ * Sleeps until a ring has records, pcap_breakloop() or the sample timer
+ * fires, or @timeout_ms passes (-1: no limit).  While the merge holds a
+ * record back, its ring stays readable (the record's space is not given
+ * back), so the rings cannot wake the wait: it then sleeps on the events
+ * alone, at most MGCAP_HOLD_RECHECK_MS, and the caller looks at the queues
+ * again for what an empty one brought.
+ */
+static int wait_for_records(pcap_t *p, int timeout_ms, int holding)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct epoll_event ev[4];
+	int ready, i;
+
+	if (holding) {
+		struct pollfd events[2] = { { pm->event_fd, POLLIN, 0 },
+					    { pm->sample_timer_fd, POLLIN, 0 } };
+
+		if (timeout_ms < 0 || timeout_ms > MGCAP_HOLD_RECHECK_MS)
+			timeout_ms = MGCAP_HOLD_RECHECK_MS;
+		/* a timer fd of -1 (no adapter stamps) is left out by poll() */
+		if (poll(events, 2, timeout_ms) < 0 && errno != EINTR) {
+			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: poll");
+			return PCAP_ERROR;
+		}
+		for (i = 0; i < 2; i++)
+			if ((events[i].revents & POLLIN) && take_event(p, events[i].fd))
+				return PCAP_ERROR;
+		return 0;
+	}
+	ready = epoll_wait(p->fd, ev, 4, timeout_ms);
+	if (ready < 0 && errno != EINTR) {
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: epoll_wait");
+		return PCAP_ERROR;
+	}
+	for (i = 0; i < ready; i++) {
+		int fd = ev[i].data.fd;
+
+		if (fd == pm->event_fd || fd == pm->sample_timer_fd) {
+			if (take_event(p, fd))
+				return PCAP_ERROR;
+		} else if (ev[i].events & EPOLLHUP) {
+			/*
+			 * A device's capture ended while another's goes on: its
+			 * rings stay hung up and would end every wait at once.
+			 * What they still hold is read from the mappings.
+			 */
+			(void)epoll_ctl(p->fd, EPOLL_CTL_DEL, fd, NULL);
+		}
+	}
+	return 0;
+}
+
 static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 {
 	struct pcap_mgcap *pm = p->priv;
@@ -293,9 +366,8 @@ static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 		deadline = monotonic_ns() + (uint64_t)p->opt.timeout * 1000000ULL;
 
 	for (;;) {
-		struct epoll_event ev[4];
-		uint64_t now = monotonic_ns(), wait_ns = 0;
-		int timeout_ms, i, ready;
+		uint64_t now = monotonic_ns(), hold_ns = 0, wait_ns;
+		int timeout_ms;
 
 		if (p->break_loop) {
 			p->break_loop = 0;
@@ -308,18 +380,24 @@ static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 		if (pm->merge.n == 1)
 			n = deliver_one(p, max, cb, user);
 		else
-			n = deliver_merged(p, max, now, &wait_ns, cb, user);
+			n = deliver_merged(p, max, now, &hold_ns, cb, user);
 		if (n)
 			return n;
 		if (p->break_loop)
 			continue;
-		if (all_detached(pm) && !wait_ns) {
+		if (all_detached(pm) && !hold_ns) {
 			snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
 				 "%s: the capture was stopped", p->opt.device);
 			return PCAP_ERROR;
 		}
 		if (pm->nonblock)
 			return 0;
+		/*
+		 * Nothing was delivered by this call, so whatever it read the
+		 * filter rejected: its space goes back now, or its ring would
+		 * stay readable, and full, until the next call.
+		 */
+		mgcap_merge_release(&pm->merge);
 
 		/* sleep until a ring has data, a held record may go, or time is up */
 		timeout_ms = -1;
@@ -328,6 +406,7 @@ static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 				return 0;
 			timeout_ms = (int)((deadline - now + 999999) / 1000000);
 		}
+		wait_ns = hold_ns;
 		/* adapter stamps: wake for the next sample, due even without traffic */
 		if (pm->adapter) {
 			uint64_t due = adapter_sample_due(pm, now);
@@ -336,27 +415,13 @@ static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 				wait_ns = due ? due : 1;
 		}
 		if (wait_ns) {
-			int hold_ms = (int)((wait_ns + 999999) / 1000000);
+			int wait_ms = (int)((wait_ns + 999999) / 1000000);
 
-			if (timeout_ms < 0 || hold_ms < timeout_ms)
-				timeout_ms = hold_ms;
+			if (timeout_ms < 0 || wait_ms < timeout_ms)
+				timeout_ms = wait_ms;
 		}
-		ready = epoll_wait(p->fd, ev, 4, timeout_ms);
-		if (ready < 0 && errno != EINTR) {
-			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: epoll_wait");
+		if (wait_for_records(p, timeout_ms, hold_ns != 0))
 			return PCAP_ERROR;
-		}
-		for (i = 0; i < ready; i++) {
-			if (ev[i].data.fd == pm->event_fd || ev[i].data.fd == pm->sample_timer_fd) {
-				uint64_t v;
-
-				if (read(ev[i].data.fd, &v, sizeof(v)) < 0 && errno != EAGAIN) {
-					pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
-								  "mgcap: reading the wakeup event");
-					return PCAP_ERROR;
-				}
-			}
-		}
 	}
 }
 

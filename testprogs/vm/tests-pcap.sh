@@ -85,6 +85,55 @@ t_tcpdump_stops_at_once_on_sigint() {
 	grep -q "0 packets dropped by kernel" "$TMP/client" || bad "no statistics"
 }
 
+# cpu_ticks PID: the clock ticks PID has run, user and system
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# trickle_sleeps WHAT QUEUE: frames on QUEUE every 0.2 s for 2 s (QUEUE -:
+# none), while tcpdump is to sleep between them: fails if it ran a tenth of
+# the time
+trickle_sleeps() {
+	pid=$(pgrep -x tcpdump) || { bad "$1: no tcpdump"; return 1; }
+	hz=$(getconf CLK_TCK)
+	ran=$(cpu_ticks "$pid")
+	since=$(cut -d' ' -f1 /proc/uptime)
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ "$2" = - ] || echo "$2 1" >/sys/class/net/mgt0/mgtestnic/generate
+		sleep 0.2
+	done
+	ran=$(($(cpu_ticks "$pid") - ran))
+	window=$(awk -v since="$since" -v hz="$hz" '{ printf "%d", ($1 - since) * hz }' /proc/uptime)
+	say "$1: tcpdump ran $ran of $window ticks"
+	[ $((ran * 10)) -lt "$window" ] || bad "$1: tcpdump ran $ran of $window ticks"
+}
+
+t_tcpdump_sleeps_while_nothing_can_be_delivered() {
+	setup 4 2 && $MGCAP start mgt0 >/dev/null && $MGCAP start mgt1 >/dev/null || return 1
+	# immediate mode: the kernel wakes the reader at every record
+	# 1. frames the filter rejects in user space (the kernel leaves a
+	# stripped tag's frame to it): their ring space goes back at once
+	echo 10 >/sys/class/net/mgt0/mgtestnic/vlan_tci
+	capture tcpdump -i mgcap:mgt0@0 --immediate-mode -w "$TMP/out.pcap" 'udp port 1' || return 1
+	trickle_sleeps "frames the filter rejects" 0
+	kill -INT $client
+	wait $client
+	echo 0 >/sys/class/net/mgt0/mgtestnic/vlan_tci
+	# 2. frames on one queue of four, each held back while the empty
+	# queues might still bring an older one
+	capture tcpdump -i mgcap:mgt0 --immediate-mode -j adapter_unsynced \
+		--time-stamp-precision=nano -Z root -c 11 -w "$TMP/out.pcap" || return 1
+	trickle_sleeps "frames held back for the order" 0
+	echo "0 1" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $client || { cat "$TMP/client"; return 1; }
+	$PCAPCHECK "$TMP/out.pcap" --queues 4 --count 11 --only-queue 0 || return 1
+	# 3. two devices, and one's capture ends: its rings stay hung up
+	capture tcpdump -i mgcap:mgt0,mgt1 -w "$TMP/out.pcap" || return 1
+	$MGCAP stop mgt1 >/dev/null || return 1
+	trickle_sleeps "one device of two stopped" -
+	kill -INT $client
+	wait $client
+	return 0
+}
+
 t_dumpcap_pcapng_nanoseconds() {
 	setup 4 && $MGCAP start mgt0 >/dev/null || return 1
 	capture dumpcap -i mgcap:mgt0 --time-stamp-type adapter_unsynced -c 4000 \
