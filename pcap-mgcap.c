@@ -60,7 +60,8 @@ struct mgcap_dev {
 	struct mgcap_source src;
 	uint64_t ifdrop_base;
 	int promisc_fd;		/* holds PACKET_MR_PROMISC; the kernel undoes it on close */
-	int hwts_restore;	/* put hwts_saved back at close */
+	int hwts_restore;	/* put hwts_saved back at close (hwts_still_ours()) */
+	int hwts_made;		/* the receive filter it set, as the driver took it */
 	struct hwtstamp_config hwts_saved;
 	struct mgcap_adapter conv;	/* adapter stamps: its clock */
 };
@@ -574,6 +575,31 @@ static void adapter_report(const struct mgcap_dev *dev)
 	fprintf(stderr, "mgcap: %s: adapter stamps: %s\n", dev->src.ifname, line);
 }
 
+/*
+ * Whether the stamping setting this handle made for @dev is still for it
+ * alone to put back, its own readers closed: not while other readers read
+ * the device (they found it made and need it), nor once someone else has
+ * changed it (say, a PTP daemon).
+ */
+static int hwts_still_ours(const struct mgcap_dev *dev)
+{
+	struct hwtstamp_config now;
+	struct mgcap_nl_list l;
+	struct mgcap_nl_error e;
+	uint32_t readers = 0;
+	size_t q;
+
+	if (mgcap_hwts_get(dev->src.ifname, &now) < 0 || now.rx_filter != dev->hwts_made)
+		return 0;
+	/* no capture any more: nobody reads it */
+	if (mgcap_nl_get(dev->src.ifname, &l, &e) < 0)
+		return 1;
+	for (q = 0; l.count && q < l.devs[0].num_queues; q++)
+		readers += l.devs[0].queues[q].num_readers;
+	mgcap_nl_free_list(&l);
+	return readers == 0;
+}
+
 static void pcap_mgcap_cleanup(pcap_t *p)
 {
 	struct pcap_mgcap *pm = p->priv;
@@ -604,7 +630,7 @@ static void pcap_mgcap_cleanup(pcap_t *p)
 		if (pm->adapter)
 			adapter_report(dev);
 		mgcap_adapter_close(&dev->conv);
-		if (dev->hwts_restore)
+		if (dev->hwts_restore && hwts_still_ours(dev))
 			mgcap_hwts_set(dev->src.ifname, &dev->hwts_saved);
 		dev->hwts_restore = 0;
 	}
@@ -809,7 +835,8 @@ static int open_queues(pcap_t *p)
 
 /*
  * Adapter stamps: the NIC must stamp every received frame (rx_filter ALL);
- * the setting found is put back at close.  Returns 0, a warning, or an error.
+ * the setting found is put back at close, where hwts_still_ours().  Returns
+ * 0, a warning, or an error.
  */
 static int setup_adapter_stamps(pcap_t *p, struct mgcap_dev *dev)
 {
@@ -836,6 +863,7 @@ static int setup_adapter_stamps(pcap_t *p, struct mgcap_dev *dev)
 		return PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
 	}
 	dev->hwts_restore = 1;
+	dev->hwts_made = cfg.rx_filter;
 	if (!pm->on_close_list)
 		pcap_add_to_pcaps_to_close(p);
 	pm->on_close_list = 1;

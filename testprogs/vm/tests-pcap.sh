@@ -31,6 +31,22 @@ t_tcpdump_every_frame_with_adapter_stamps() {
 		bad "the NIC's stamping setting was not restored"
 }
 
+t_tcpdump_leaves_the_stamping_to_a_reader_still_running() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	# the first switches stamping on, the second finds it on
+	capture tcpdump -i mgcap:mgt0 -j adapter_unsynced -Z root -w "$TMP/first.pcap" || return 1
+	first=$client
+	capture tcpdump -i mgcap:mgt0 -j adapter_unsynced --time-stamp-precision=nano -Z root \
+		-c 1000 -w "$TMP/out.pcap" || return 1
+	kill -INT $first
+	wait $first
+	$MGCAP hwtstamp mgt0 show | grep -q "current receive filter: all" ||
+		bad "the first reader switched the stamping off under the second"
+	echo "all 500" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $client || { cat "$TMP/client"; return 1; }
+	$PCAPCHECK "$TMP/out.pcap" --queues 2 --count 500
+}
+
 t_tcpdump_host_stamps_by_default() {
 	setup 2 && $MGCAP start mgt0 >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
 	after=$(date +%s%N)
