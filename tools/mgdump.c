@@ -46,6 +46,7 @@ struct reader {
 	uint64_t written;	/* by the writer */
 	struct pcap_stat last;	/* for the statistics blocks */
 	int tstamp_type;	/* PCAP_TSTAMP_*: what its stamps are */
+	uint32_t ns_per_frac;	/* ns in a unit of ts.tv_usec: 1, or 1000 from a source without ns */
 };
 
 static struct {
@@ -122,7 +123,8 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *b
 {
 	struct reader *r = (struct reader *)user;
 	uint32_t len = (uint32_t)pcapng_epb_size(h->caplen);
-	uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ULL + (uint64_t)h->ts.tv_usec;
+	uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ULL +
+		      (uint64_t)h->ts.tv_usec * r->ns_per_frac;
 	uint32_t caplen = h->caplen, wirelen = h->len;
 	uint8_t *p;
 
@@ -305,6 +307,8 @@ static pcap_t *open_source(struct reader *r, const char *name, char *err)
 	if (status > 0)
 		fprintf(stderr, "mgdump: %s: %s\n", name,
 			status == PCAP_WARNING ? pcap_geterr(p) : pcap_statustostr(status));
+	/* most of libpcap's other sources refuse nanoseconds: theirs are scaled */
+	r->ns_per_frac = pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO ? 1 : 1000;
 	/* after a warning, the mgcap libpcap says what the stamps really are */
 	if (tstamp_report) {
 		char report[PCAPNG_NOTE_MAX];
@@ -902,6 +906,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mgdump: %s\n", out.error);
 		ret = -1;
 	}
+	/* a signal now would break the loop of a handle being closed */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
 	for (i = 0; i < nreaders; i++) {
 		pcap_close(readers[i].pcap);
 		blockring_free(&readers[i].ring);
