@@ -183,7 +183,9 @@ struct mgcap_queue_stats {
 /*
  * Wakeup coalescing: a sleeping reader is woken once @bytes are unread, or
  * @usecs after the first unread record arrived, whichever comes first.
- * bytes == 1 wakes on every record (libpcap's immediate mode).
+ * bytes == 1 wakes on every record (libpcap's immediate mode).  Only a
+ * reader that poll found with nothing to read is woken: wait level-triggered
+ * (poll, select, epoll without EPOLLET).
  */
 struct mgcap_wakeup {
 	__u32 bytes;
