@@ -78,6 +78,8 @@ static struct dump_interface ifs[MAX_READERS];
 static size_t nreaders;
 static volatile sig_atomic_t stopping;
 static int readers_joined;	/* their handles may be asked anything now */
+/* reader threads still running: the writer's last pass waits for them */
+static unsigned int readers_running;
 static uint64_t start_ns;
 /* the mgcap libpcap's report on a handle's stamps, if that is the libpcap in use */
 static int (*tstamp_report)(pcap_t *p, char *buf, size_t len);
@@ -171,6 +173,8 @@ static void *reader_main(void *arg)
 		if (n)
 			wake_writer();
 	}
+	/* its last blocks are in the buffer: pairs with the writer's last pass */
+	__atomic_sub_fetch(&readers_running, 1, __ATOMIC_RELEASE);
 	wake_writer();
 	return NULL;
 }
@@ -485,15 +489,24 @@ static void status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t byte
 		hwm += __atomic_load_n(&readers[i].ring.high_water, __ATOMIC_RELAXED);
 		cap += readers[i].ring.size;
 	}
-	if (final)
+	if (final) {
+		uint64_t read = 0;
+
 		fprintf(stderr, "mgdump: %" PRIu64 " packets written, %" PRIu64 " bytes; dropped: %"
 			PRIu64 " in the rings, %" PRIu64 " in the buffer; buffer high-water %" PRIu64
 			"%%\n", pkts, bytes, ring_drops, buf_drops, cap ? hwm * 100 / cap : 0);
-	else
+		/* the readers are gone: every packet they read is in the file, but -c's surplus */
+		for (i = 0; i < nreaders; i++)
+			read += readers[i].captured;
+		if (!opt.count && read != pkts)
+			fprintf(stderr, "mgdump: %" PRIu64 " packets read were not written\n",
+				read - pkts);
+	} else {
 		fprintf(stderr, "\r%" PRIu64 " pkt/s %.1f MB/s drops ring %" PRIu64 " buffer %" PRIu64
 			" buffer %" PRIu64 "%% (high %" PRIu64 "%%)   ", pkts - *last_pkts,
 			(double)(bytes - *last_bytes) / 1e6, ring_drops, buf_drops,
 			cap ? fill * 100 / cap : 0, cap ? hwm * 100 / cap : 0);
+	}
 	*last_pkts = pkts;
 	*last_bytes = bytes;
 }
@@ -595,7 +608,13 @@ static int write_loop(struct dump_output *out)
 	if (opt.duration_s)
 		end = start_ns + (uint64_t)opt.duration_s * 1000000000ULL;
 	for (;;) {
-		int idle = 1, held = 0, done = stopping;
+		/*
+		 * Done once stopping with no reader left: a reader still in its
+		 * batch when the stop came puts blocks in after a pass that
+		 * found the buffers empty.
+		 */
+		int idle = 1, held = 0;
+		int done = stopping && !__atomic_load_n(&readers_running, __ATOMIC_ACQUIRE);
 		size_t i;
 
 		if (opt.merged && nreaders > 1) {
@@ -839,7 +858,10 @@ static int start_threads(size_t *started)
 
 		err = pinned_attr(&attr, r->cpu);
 		if (!err) {
+			__atomic_add_fetch(&readers_running, 1, __ATOMIC_RELAXED);
 			err = pthread_create(&r->thread, &attr, reader_main, r);
+			if (err)
+				__atomic_sub_fetch(&readers_running, 1, __ATOMIC_RELAXED);
 			pthread_attr_destroy(&attr);
 		}
 		if (err) {

@@ -78,7 +78,22 @@ t_mgdump_stops_cleanly_on_sigint() {
 	kill -INT $dump
 	wait $dump || { cat "$TMP/d"; return 1; }
 	grep -q "6000 packets written" "$TMP/d" || bad "summary: $(cat "$TMP/d")"
-	$PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 3000 --snaplen 96 --unmerged
+	$PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 3000 --snaplen 96 --unmerged || return 1
+	# stopped in the middle of a stream: every packet its readers read is
+	# in the file, those of a batch still going when the signal came too
+	timeout 120 $MGDUMP -i mgt0 -w "$TMP/mid.pcapng" >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || return 1
+	echo "all 1000000" >/sys/class/net/mgt0/mgtestnic/generate
+	sleep 1
+	kill -INT $dump
+	wait $dump || { cat "$TMP/d"; return 1; }
+	! grep -q "not written" "$TMP/d" || bad "$(cat "$TMP/d")"
+	written=$(sed -n 's/^mgdump: \([0-9]*\) packets written.*/\1/p' "$TMP/d")
+	in_file=$(capinfos -M -c "$TMP/mid.pcapng" | awk '/Number of packets/ { print $NF }')
+	say "stopped mid-stream: $written packets written, $in_file in the file"
+	[ -n "$written" ] && [ "$written" -gt 0 ] && [ "$in_file" = "$written" ] ||
+		bad "$written packets written, $in_file in the file"
 }
 
 t_mgdump_bad_input() {
