@@ -46,12 +46,6 @@
  * less ring to absorb traffic while a queue stays idle.
  */
 #define MGCAP_MERGE_HOLD_NS	100000000ULL
-/*
- * How often a read looks at the queues again while the merge holds a record
- * back: an empty queue's next record, which may release it, wakes no one
- * before the kernel's wakeup threshold.
- */
-#define MGCAP_HOLD_RECHECK_MS	1
 /* Records handed out by one read at most. */
 #define MGCAP_BATCH_MAX		4096
 
@@ -304,9 +298,10 @@ static int take_event(pcap_t *p, int fd)
  * Sleeps until a ring has records, pcap_breakloop() or the sample timer
  * fires, or @timeout_ms passes (-1: no limit).  While the merge holds a
  * record back, its ring stays readable (the record's space is not given
- * back), so the rings cannot wake the wait: it then sleeps on the events
- * alone, at most MGCAP_HOLD_RECHECK_MS, and the caller looks at the queues
- * again for what an empty one brought.
+ * back), so the rings cannot wake the wait; and an empty queue's next
+ * record, which may let it go, wakes no one before the kernel's wakeup
+ * threshold.  The wait then sleeps on the events alone, a tenth of the hold
+ * at most, and the caller looks at the queues again.
  */
 static int wait_for_records(pcap_t *p, int timeout_ms, int holding)
 {
@@ -317,9 +312,12 @@ static int wait_for_records(pcap_t *p, int timeout_ms, int holding)
 	if (holding) {
 		struct pollfd events[2] = { { pm->event_fd, POLLIN, 0 },
 					    { pm->sample_timer_fd, POLLIN, 0 } };
+		int recheck_ms = (int)(pm->merge.hold_ns / 10000000ULL);
 
-		if (timeout_ms < 0 || timeout_ms > MGCAP_HOLD_RECHECK_MS)
-			timeout_ms = MGCAP_HOLD_RECHECK_MS;
+		if (recheck_ms < 1)
+			recheck_ms = 1;
+		if (timeout_ms < 0 || timeout_ms > recheck_ms)
+			timeout_ms = recheck_ms;
 		/* a timer fd of -1 (no adapter stamps) is left out by poll() */
 		if (poll(events, 2, timeout_ms) < 0 && errno != EINTR) {
 			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: poll");
