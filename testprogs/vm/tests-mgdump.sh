@@ -68,26 +68,26 @@ t_mgdump_to_stdout() {
 	grep -q "^ *2000 128$" "$TMP/lens" || bad "tshark did not read 2000 frames of 128 bytes"
 }
 
-t_mgdump_stops_cleanly_on_sigint() {
-	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
-	timeout 120 $MGDUMP -i mgt0 -w "$TMP/out.pcapng" >"$TMP/d" 2>&1 &
+# sigint_mgdump FILE FRAMES SECONDS: mgdump -i mgt0 -w FILE, FRAMES on every
+# queue, SIGINT SECONDS later; what it said in $TMP/d
+sigint_mgdump() {
+	timeout 120 $MGDUMP -i mgt0 -w "$1" >"$TMP/d" 2>&1 &
 	dump=$!
 	wait_readers mgt0 || return 1
-	echo "all 3000" >/sys/class/net/mgt0/mgtestnic/generate
-	sleep 2
+	echo "all $2" >/sys/class/net/mgt0/mgtestnic/generate
+	sleep "$3"
 	kill -INT $dump
 	wait $dump || { cat "$TMP/d"; return 1; }
+}
+
+t_mgdump_stops_cleanly_on_sigint() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	sigint_mgdump "$TMP/out.pcapng" 3000 2 || return 1
 	grep -q "6000 packets written" "$TMP/d" || bad "summary: $(cat "$TMP/d")"
 	$PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 3000 --snaplen 96 --unmerged || return 1
 	# stopped in the middle of a stream: every packet its readers read is
 	# in the file, those of a batch still going when the signal came too
-	timeout 120 $MGDUMP -i mgt0 -w "$TMP/mid.pcapng" >"$TMP/d" 2>&1 &
-	dump=$!
-	wait_readers mgt0 || return 1
-	echo "all 1000000" >/sys/class/net/mgt0/mgtestnic/generate
-	sleep 1
-	kill -INT $dump
-	wait $dump || { cat "$TMP/d"; return 1; }
+	sigint_mgdump "$TMP/mid.pcapng" 1000000 1 || return 1
 	! grep -q "not written" "$TMP/d" || bad "$(cat "$TMP/d")"
 	written=$(sed -n 's/^mgdump: \([0-9]*\) packets written.*/\1/p' "$TMP/d")
 	in_file=$(capinfos -M -c "$TMP/mid.pcapng" | awk '/Number of packets/ { print $NF }')
