@@ -330,11 +330,45 @@ int mgcap_nl_set_mode(const char *ifname, uint32_t mode, struct mgcap_nl_list *o
 	return mgcap_nl_request(MGCAP_CMD_SET, 0, fill_typed, &a, out, e);
 }
 
+/* Keeps @l's device named @ifname alone: 0, or -1 (then @l is empty) if it has none. */
+static int keep_only(struct mgcap_nl_list *l, const char *ifname)
+{
+	size_t i, kept = l->count;
+
+	for (i = 0; i < l->count; i++) {
+		if (kept == l->count && !strcmp(l->devs[i].ifname, ifname))
+			kept = i;
+		else
+			free_dev(&l->devs[i]);
+	}
+	if (kept == l->count) {
+		l->count = 0;
+		return -1;
+	}
+	l->devs[0] = l->devs[kept];
+	l->count = 1;
+	return 0;
+}
+
 int mgcap_nl_get(const char *ifname, struct mgcap_nl_list *out, struct mgcap_nl_error *e)
 {
 	struct typed_args a = { .ifname = ifname, .mode = -1 };
 
-	return mgcap_nl_request(MGCAP_CMD_GET, ifname == NULL, fill_typed, &a, out, e);
+	if (mgcap_nl_request(MGCAP_CMD_GET, ifname == NULL, fill_typed, &a, out, e) == 0)
+		return 0;
+	/*
+	 * One device's reply is one message, whose queues' nest ends at 64 KiB
+	 * (some 600 queues, or 128 with four readers each): beyond, the dump
+	 * of every capture, in as many messages as it takes, and this one kept.
+	 */
+	if (!ifname || !out || e->err != EMSGSIZE ||
+	    mgcap_nl_request(MGCAP_CMD_GET, 1, NULL, NULL, out, e) < 0)
+		return -1;
+	if (keep_only(out, ifname) < 0) {
+		set_error(e, ENOENT, "device is not captured");
+		return -1;
+	}
+	return 0;
 }
 
 void mgcap_nl_free_list(struct mgcap_nl_list *l)

@@ -189,25 +189,45 @@ t_readers_kernel_filter_rejects_before_the_ring() {
 	$PCAPCHECK "$TMP/vlan.pcap" --queues 2 --count 2000 --only-queue 1 --vlan 10
 }
 
-t_readers_show_of_64_queues_with_4_readers_each() {
-	# about 37 KiB of netlink attributes: more than one dump message holds
-	setup 64 && $MGCAP start mgt0 ring-size 64K >/dev/null || return 1
-	for n in 1 2 3 4; do
+# show_lists_readers N: with N tcpdumps reading every queue of mgt0 (64
+# queues), every form of mgcap show lists each queue and reader
+show_lists_readers() {
+	n=1
+	while [ $n -le "$1" ]; do
 		start_tcpdump s$n -i mgcap:mgt0 -w /dev/null || return 1
+		n=$((n + 1))
 	done
-	wait_readers mgt0 4 || return 1
+	wait_readers mgt0 "$1" || return 1
 	for how in "show" "show mgt0"; do
 		$MGCAP $how >"$TMP/show" 2>&1 || { cat "$TMP/show"; bad "mgcap $how failed"; continue; }
 		queues=$(grep -c " /dev/mgcap/mgt0@" "$TMP/show")
 		readers=$(grep -c " pid [0-9]* tcpdump, " "$TMP/show")
 		say "mgcap $how: $queues queues, $readers readers listed"
-		[ "$queues" = 64 ] && [ "$readers" = 256 ] || {
+		[ "$queues" = 64 ] && [ "$readers" = $((64 * $1)) ] || {
 			head -5 "$TMP/show"
-			bad "mgcap $how listed $queues queues and $readers readers, not 64 and 256"
+			bad "mgcap $how listed $queues queues and $readers readers, not 64 and $((64 * $1))"
 		}
 	done
 	$MGCAP -j show >"$TMP/json" || return 1
-	[ "$(grep -o '"pid":' "$TMP/json" | wc -l)" = 256 ] || bad "mgcap -j show lost readers"
+	[ "$(grep -o '"pid":' "$TMP/json" | wc -l)" = $((64 * $1)) ] || bad "mgcap -j show lost readers"
 	pkill -INT -x tcpdump
-	for n in 1 2 3 4; do wait_end s$n || bad "tcpdump $n did not end cleanly"; done
+	n=1
+	while [ $n -le "$1" ]; do
+		wait_end s$n || bad "tcpdump $n did not end cleanly"
+		n=$((n + 1))
+	done
+}
+
+t_readers_show_of_64_queues_with_4_readers_each() {
+	# about 37 KiB of netlink attributes: more than one dump message holds
+	setup 64 && $MGCAP start mgt0 ring-size 64K >/dev/null || return 1
+	show_lists_readers 4
+}
+
+t_readers_show_of_a_capture_beyond_64_kib() {
+	# 64 queues with 10 readers each, some 78 KiB: more than one attribute's
+	# 16-bit length can hold, so more than one device's reply can
+	insmod "$NIC" queues=64 && ip link set mgt0 up && insmod "$KO" max_readers=10 || return 1
+	$MGCAP start mgt0 ring-size 64K >/dev/null || return 1
+	show_lists_readers 10
 }
