@@ -22,7 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
-#include <net/if_arp.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -31,64 +30,14 @@
 #include <sys/socket.h>
 #include <linux/if_packet.h>
 
-#include "pcap-int.h"
+#include "pcap-mgcap-int.h"
 #include "pcap-mgcap.h"
-#include "mgcap_adapter.h"
-#include "mgcap_hwtstamp.h"
-#include "mgcap_merge.h"
-#include "mgcap_nl.h"
-#include "mgcap_source.h"
+#include "mgcap_netdev.h"
+#include "mgcap_open.h"
+#include "mgcap_time.h"
 
-/*
- * How long a record may wait for an empty queue that could still deliver an
- * older one (capped by the read timeout; MGCAP_MERGE_HOLD_MS overrides).
- * Longer keeps the order through longer scheduling delays; shorter needs
- * less ring to absorb traffic while a queue stays idle.
- */
-#define MGCAP_MERGE_HOLD_NS	100000000ULL
 /* Records handed out by one read at most. */
 #define MGCAP_BATCH_MAX		4096
-
-/* One device of the source. */
-struct mgcap_dev {
-	struct mgcap_source src;
-	uint64_t ifdrop_base;
-	int promisc_fd;		/* holds PACKET_MR_PROMISC; the kernel undoes it on close */
-	int hwts_restore;	/* put hwts_saved back at close (hwts_still_ours()) */
-	int hwts_made;		/* the receive filter it set, as the driver took it */
-	struct hwtstamp_config hwts_saved;
-	struct mgcap_adapter conv;	/* adapter stamps: its clock */
-};
-
-struct pcap_mgcap {
-	struct mgcap_dev devs[MGCAP_MAX_DEVICES];
-	size_t ndevs;
-	struct mgcap_merge merge;
-	struct mgcap_merge_queue *queues;
-	size_t *queue_dev;	/* each queue's device, an index into devs */
-	struct mgcap_queue_stats *stats_base;
-	int event_fd;		/* pcap_breakloop() wakes a blocked read through it */
-	/*
-	 * Adapter stamps: fires when a clock sample is due without traffic, so
-	 * that a caller that waits on the selectable fd (dumpcap) calls a read,
-	 * which takes it.
-	 */
-	int sample_timer_fd;
-	uint64_t sample_timer_at;	/* its expiry (CLOCK_MONOTONIC ns); 0: none */
-	int nonblock;
-	int nano;		/* nanosecond precision */
-	int on_close_list;	/* pcap_add_to_pcaps_to_close(): closed at exit() too */
-	int tstamp_type;	/* PCAP_TSTAMP_*: what the stamps are, after any warning */
-	int adapter;		/* PCAP_TSTAMP_ADAPTER: converted, the rings gated */
-};
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static int all_detached(const struct pcap_mgcap *pm)
 {
@@ -351,7 +300,7 @@ static int wait_for_records(pcap_t *p, int timeout_ms, int holding)
 	return 0;
 }
 
-static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
+int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 {
 	struct pcap_mgcap *pm = p->priv;
 	/* a batch is bounded: its ring space goes back only at the next call */
@@ -362,10 +311,10 @@ static int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 	/* the previous batch is done with: give its space back */
 	mgcap_merge_release(&pm->merge);
 	if (p->opt.timeout > 0)
-		deadline = monotonic_ns() + (uint64_t)p->opt.timeout * 1000000ULL;
+		deadline = mgcap_now_ns(CLOCK_MONOTONIC) + (uint64_t)p->opt.timeout * 1000000ULL;
 
 	for (;;) {
-		uint64_t now = monotonic_ns(), hold_ns = 0, wait_ns;
+		uint64_t now = mgcap_now_ns(CLOCK_MONOTONIC), hold_ns = 0, wait_ns;
 		int timeout_ms;
 
 		if (p->break_loop) {
@@ -492,28 +441,6 @@ static int pcap_mgcap_setnonblock(pcap_t *p, int nonblock)
 	return 0;
 }
 
-static uint64_t nic_drops(const char *ifname)
-{
-	static const char *const names[] = { "rx_dropped", "rx_missed_errors" };
-	uint64_t sum = 0;
-	size_t i;
-
-	for (i = 0; i < 2; i++) {
-		char path[128];
-		unsigned long long v;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", ifname, names[i]);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%llu", &v) == 1)
-			sum += v;
-		fclose(f);
-	}
-	return sum;
-}
-
 static int queue_stats(pcap_t *p, size_t i, struct mgcap_queue_stats *st)
 {
 	struct pcap_mgcap *pm = p->priv;
@@ -544,7 +471,7 @@ static int pcap_mgcap_stats(pcap_t *p, struct pcap_stat *ps)
 	ps->ps_drop = (u_int)dropped;
 	ps->ps_ifdrop = 0;
 	for (i = 0; i < pm->ndevs; i++)
-		ps->ps_ifdrop += (u_int)(nic_drops(pm->devs[i].src.ifname) - pm->devs[i].ifdrop_base);
+		ps->ps_ifdrop += (u_int)(mgcap_netdev_drops(pm->devs[i].src.ifname) - pm->devs[i].ifdrop_base);
 	return 0;
 }
 
@@ -573,32 +500,7 @@ static void adapter_report(const struct mgcap_dev *dev)
 	fprintf(stderr, "mgcap: %s: adapter stamps: %s\n", dev->src.ifname, line);
 }
 
-/*
- * Whether the stamping setting this handle made for @dev is still for it
- * alone to put back, its own readers closed: not while other readers read
- * the device (they found it made and need it), nor once someone else has
- * changed it (say, a PTP daemon).
- */
-static int hwts_still_ours(const struct mgcap_dev *dev)
-{
-	struct hwtstamp_config now;
-	struct mgcap_nl_list l;
-	struct mgcap_nl_error e;
-	uint32_t readers = 0;
-	size_t q;
-
-	if (mgcap_hwts_get(dev->src.ifname, &now) < 0 || now.rx_filter != dev->hwts_made)
-		return 0;
-	/* no capture any more: nobody reads it */
-	if (mgcap_nl_get(dev->src.ifname, &l, &e) < 0)
-		return 1;
-	for (q = 0; l.count && q < l.devs[0].num_queues; q++)
-		readers += l.devs[0].queues[q].num_readers;
-	mgcap_nl_free_list(&l);
-	return readers == 0;
-}
-
-static void pcap_mgcap_cleanup(pcap_t *p)
+void pcap_mgcap_cleanup(pcap_t *p)
 {
 	struct pcap_mgcap *pm = p->priv;
 	size_t i;
@@ -628,9 +530,10 @@ static void pcap_mgcap_cleanup(pcap_t *p)
 		if (pm->adapter)
 			adapter_report(dev);
 		mgcap_adapter_close(&dev->conv);
-		if (dev->hwts_restore && hwts_still_ours(dev))
-			mgcap_hwts_set(dev->src.ifname, &dev->hwts_saved);
-		dev->hwts_restore = 0;
+		/* after its rings closed: the last reader of the device gives it back */
+		if (dev->hwts.taken)
+			(void)mgcap_hwts_readers_gone(dev->src.ifname, &dev->hwts);
+		dev->hwts.taken = 0;
 	}
 	pm->adapter = 0;
 	if (pm->on_close_list)
@@ -639,143 +542,38 @@ static void pcap_mgcap_cleanup(pcap_t *p)
 	pcap_cleanup_live_common(p);
 }
 
-/* Why mgcap_list_queues() failed: only a missing sysfs class means no module. */
-static void list_queues_error(char *errbuf, const char *device)
+/* A library call's failure in errbuf, after the source's name: its PCAP_ERROR_*. */
+static int lib_error(pcap_t *p, const struct mgcap_error *e)
 {
-	if (errno == ENOENT)
-		snprintf(errbuf, PCAP_ERRBUF_SIZE, "%s: the mgcap kernel module is not loaded",
-			 device);
-	else
-		pcap_fmt_errmsg_for_errno(errbuf, PCAP_ERRBUF_SIZE, errno,
-					  "%s: listing the mgcap queues in " MGCAP_SYSFS_CLASS,
-					  device);
-}
-
-/*
- * Nobody captures the device: start a capture for this reader, in mirror
- * mode with a ring of libpcap's buffer size per queue, which the kernel
- * stops once its last reader closed.  It takes CAP_NET_ADMIN, as dumpcap
- * has; asking for the netlink family loads the module.  0 when it is
- * captured now (by us or by someone quicker), else PCAP_ERROR_*.
- */
-static int start_for_reader(pcap_t *p, const char *ifname)
-{
-	struct mgcap_nl_error e;
-
-	/* a ring of libpcap's buffer size per queue */
-	if (mgcap_nl_start_for_readers(ifname, (uint64_t)p->opt.buffer_size, &e) == 0)
-		return 0;
-	if (e.err == EPERM) {
-		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
-			 "%s: %s is not captured, and starting its capture takes CAP_NET_ADMIN "
-			 "(or: mgcap start %s)", p->opt.device, ifname, ifname);
-		return PCAP_ERROR_PERM_DENIED;
-	}
-	snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: cannot start capturing %s: %s",
-		 p->opt.device, ifname, mgcap_nl_strerror(&e));
-	return e.err == ENODEV ? PCAP_ERROR_NO_SUCH_DEVICE : PCAP_ERROR;
-}
-
-/*
- * Every captured queue, and in *@have how many are @ifname's: the count, or
- * -1 (errbuf).
- */
-static int list_own_queues(pcap_t *p, const char *ifname, struct mgcap_queue_node **nodes,
-			   int *have)
-{
-	int count;
-
-	*have = 0;
-	count = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), nodes);
-	if (count < 0 && errno == ENOENT)
-		return 0;	/* no module (yet) */
-	if (count < 0) {
-		list_queues_error(p->errbuf, p->opt.device);
-		return -1;
-	}
-	*have = mgcap_count_queues(*nodes, count, ifname);
-	return count;
-}
-
-/*
- * A node created a moment ago belongs to root until udev has given it to the
- * capture group (the packages' rule): a reader that started the capture
- * waits for that, a second at most, before it takes EACCES for an answer.
- */
-#define NODE_GROUP_WAIT_MS	1000
-
-static int open_queue(struct mgcap_reader *r, const char *devnode, int just_created,
-		      char *err, size_t errlen)
-{
-	int waited_ms;
-
-	for (waited_ms = 0;; waited_ms += 10) {
-		if (mgcap_reader_open(r, devnode, err, errlen) == 0)
-			return 0;
-		if (!just_created || errno != EACCES || waited_ms >= NODE_GROUP_WAIT_MS)
-			return -1;
-		usleep(10000);
-	}
-}
-
-/*
- * @dev's captured queues, after starting its capture for this reader if
- * nobody captures it: the nodes (*@nodes, malloc()ed, every device's) and
- * their count, or PCAP_ERROR_* (<0) with errbuf.  *@started: just started.
- */
-static int find_queues(pcap_t *p, const struct mgcap_dev *dev, struct mgcap_queue_node **nodes,
-		       int *have, int *started)
-{
-	const struct pcap_mgcap *pm = p->priv;
-	const char *ifname = dev->src.ifname;
-	int count, status;
-
-	*started = 0;
-	count = list_own_queues(p, ifname, nodes, have);
-	if (count < 0 || *have)
-		return count < 0 ? PCAP_ERROR : count;
-	free(*nodes);
-	*nodes = NULL;
-	if (if_nametoindex(ifname) == 0) {
-		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: no such device%s%s", p->opt.device,
-			 pm->ndevs > 1 ? " " : "", pm->ndevs > 1 ? ifname : "");
+	snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: %s", p->opt.device, e->msg);
+	if (e->err == ENODEV)
 		return PCAP_ERROR_NO_SUCH_DEVICE;
-	}
-	status = start_for_reader(p, ifname);
-	if (status)
-		return status;
-	*started = 1;
-	count = list_own_queues(p, ifname, nodes, have);
-	if (count < 0)
-		return PCAP_ERROR;
-	if (!*have) {
-		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: the capture of %s stopped at once",
-			 p->opt.device, ifname);
-		free(*nodes);
-		*nodes = NULL;
-		return PCAP_ERROR;
-	}
-	return count;
+	return e->err == EPERM || e->err == EACCES ? PCAP_ERROR_PERM_DENIED : PCAP_ERROR;
 }
 
-/* Opens @dev's queues the source names, after those opened; PCAP_ERROR_* with errbuf. */
+/*
+ * Opens @dev's queues the source names, after those opened, starting its
+ * capture (a ring of libpcap's buffer size a queue) where nobody captures
+ * it; PCAP_ERROR_* with errbuf.
+ */
 static int open_dev_queues(pcap_t *p, size_t d)
 {
 	struct pcap_mgcap *pm = p->priv;
 	struct mgcap_dev *dev = &pm->devs[d];
-	struct mgcap_queue_node *nodes = NULL;
+	struct mgcap_queue_node *nodes;
 	size_t first = pm->merge.n, total;
 	struct mgcap_merge_queue *queues;
 	struct mgcap_queue_stats *stats_base;
+	struct mgcap_error e;
 	size_t *queue_dev;
-	char err[160];
-	int count, i, have, started, status = 0;
+	int count, i, started, status = 0;
 
-	count = find_queues(p, dev, &nodes, &have, &started);
+	count = mgcap_device_queues(dev->src.ifname, 1, (uint64_t)p->opt.buffer_size, &nodes,
+				    &started, &e);
 	if (count < 0)
-		return count;
+		return lib_error(p, &e);
 	/* grown one by one: what is open stays where cleanup finds it */
-	total = first + (size_t)have;
+	total = first + (size_t)count;
 	queues = realloc(pm->queues, total * sizeof(*queues));
 	if (queues)
 		pm->queues = queues;
@@ -793,15 +591,11 @@ static int open_dev_queues(pcap_t *p, size_t d)
 	for (i = 0; i < count && !status; i++) {
 		size_t n = pm->merge.n;
 
-		if (strcmp(nodes[i].ifname, dev->src.ifname) ||
-		    !mgcap_source_has_queue(&dev->src, nodes[i].queue))
+		if (!mgcap_source_has_queue(&dev->src, nodes[i].queue))
 			continue;
 		memset(&pm->queues[n], 0, sizeof(pm->queues[n]));
-		if (open_queue(&pm->queues[n].r, nodes[i].devnode, started, err, sizeof(err)) < 0) {
-			int saved = errno;
-
-			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: %s", p->opt.device, err);
-			status = saved == EACCES || saved == EPERM ? PCAP_ERROR_PERM_DENIED : PCAP_ERROR;
+		if (mgcap_open_queue(&pm->queues[n].r, nodes[i].devnode, started, &e) < 0) {
+			status = lib_error(p, &e);
 			break;
 		}
 		pm->queue_dev[n] = d;
@@ -810,7 +604,7 @@ static int open_dev_queues(pcap_t *p, size_t d)
 	free(nodes);
 	if (!status && pm->merge.n == first) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: %s has no such queue (it has %d)",
-			 p->opt.device, dev->src.ifname, have);
+			 p->opt.device, dev->src.ifname, count);
 		status = PCAP_ERROR_NO_SUCH_DEVICE;
 	}
 	return status;
@@ -832,27 +626,25 @@ static int open_queues(pcap_t *p)
 }
 
 /*
- * Adapter stamps: the NIC must stamp every received frame (rx_filter ALL);
- * the setting found is put back at close, where hwts_still_ours().  Returns
- * 0, a warning, or an error.
+ * Adapter stamps: the NIC must stamp every received frame (rx_filter ALL),
+ * taken for the readers and given back after the last (mgcap_hwtstamp.h).
+ * Returns 0, a warning, or an error.
  */
 static int setup_adapter_stamps(pcap_t *p, struct mgcap_dev *dev)
 {
 	struct pcap_mgcap *pm = p->priv;
 	struct ethtool_ts_info info;
-	struct hwtstamp_config cfg;
 
 	if (mgcap_hwts_info(dev->src.ifname, &info) < 0 || !mgcap_hwts_rx_capable(&info))
 		return PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
-	if (mgcap_hwts_get(dev->src.ifname, &dev->hwts_saved) == 0 &&
-	    dev->hwts_saved.rx_filter == HWTSTAMP_FILTER_ALL)
-		return 0;
-	/* tcpdump exits without pcap_close(): restore at exit() too */
-	if (!pcap_do_addexit(p))
-		return PCAP_ERROR;
-	cfg = dev->hwts_saved;
-	cfg.rx_filter = HWTSTAMP_FILTER_ALL;
-	if (mgcap_hwts_set(dev->src.ifname, &cfg) < 0) {
+	/* tcpdump exits without pcap_close(): give back at exit() too */
+	if (!pm->on_close_list) {
+		if (!pcap_do_addexit(p))
+			return PCAP_ERROR;
+		pcap_add_to_pcaps_to_close(p);
+		pm->on_close_list = 1;
+	}
+	if (mgcap_hwts_take(dev->src.ifname, MGCAP_HWTS_READERS, &dev->hwts) < 0) {
 		if (errno == EPERM || errno == EACCES) {
 			snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
 				 "%s: not permitted to enable hardware time stamping", p->opt.device);
@@ -860,12 +652,8 @@ static int setup_adapter_stamps(pcap_t *p, struct mgcap_dev *dev)
 		}
 		return PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
 	}
-	dev->hwts_restore = 1;
-	dev->hwts_made = cfg.rx_filter;
-	if (!pm->on_close_list)
-		pcap_add_to_pcaps_to_close(p);
-	pm->on_close_list = 1;
-	return cfg.rx_filter == HWTSTAMP_FILTER_ALL ? 0 : PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
+	return dev->hwts.made.rx_filter == HWTSTAMP_FILTER_ALL ? 0 :
+	       PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
 }
 
 /*
@@ -1025,13 +813,13 @@ static int activate(pcap_t *p)
 		p->bufsize += (int)r->info.data_size;
 	}
 	for (i = 0; i < pm->ndevs; i++)
-		pm->devs[i].ifdrop_base = nic_drops(pm->devs[i].src.ifname);
+		pm->devs[i].ifdrop_base = mgcap_netdev_drops(pm->devs[i].src.ifname);
 	/*
 	 * The first samples now: what arrives before the first read (mgdump's
 	 * threads start after activation) then lies between two samples too.
 	 */
 	if (pm->adapter)
-		adapter_sample(pm, monotonic_ns());
+		adapter_sample(pm, mgcap_now_ns(CLOCK_MONOTONIC));
 
 	if (p->opt.timeout > 0 && (uint64_t)p->opt.timeout * 1000000ULL < hold)
 		hold = (uint64_t)p->opt.timeout * 1000000ULL;
@@ -1063,7 +851,7 @@ static int activate(pcap_t *p)
 						  "mgcap: the clock's sample timer");
 			return PCAP_ERROR;
 		}
-		arm_sample_timer(pm, monotonic_ns());
+		arm_sample_timer(pm, mgcap_now_ns(CLOCK_MONOTONIC));
 	}
 
 	p->selectable_fd = p->fd;
@@ -1167,40 +955,18 @@ fail:
 /* Up, running, connected: as pcap-linux says of the device itself. */
 static bpf_u_int32 device_flags(const char *ifname)
 {
+	int iff = mgcap_netdev_flags(ifname);
 	bpf_u_int32 flags = 0;
-	struct ifreq ifr;
-	int fd;
 
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
-		if (ifr.ifr_flags & IFF_UP)
-			flags |= PCAP_IF_UP;
-		if (ifr.ifr_flags & IFF_RUNNING)
-			flags |= PCAP_IF_RUNNING | PCAP_IF_CONNECTION_STATUS_CONNECTED;
-		else
-			flags |= PCAP_IF_CONNECTION_STATUS_DISCONNECTED;
-	}
-	if (fd >= 0)
-		close(fd);
-	return flags;
-}
-
-/* Only Ethernet devices can be captured. */
-static int is_ethernet(const char *ifname)
-{
-	char path[64 + IF_NAMESIZE], type[16] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/type", ifname);
-	f = fopen(path, "r");
-	if (!f)
+	if (iff < 0)
 		return 0;
-	if (!fgets(type, sizeof(type), f))
-		type[0] = '\0';
-	fclose(f);
-	return atoi(type) == ARPHRD_ETHER;
+	if (iff & IFF_UP)
+		flags |= PCAP_IF_UP;
+	if (iff & IFF_RUNNING)
+		flags |= PCAP_IF_RUNNING | PCAP_IF_CONNECTION_STATUS_CONNECTED;
+	else
+		flags |= PCAP_IF_CONNECTION_STATUS_DISCONNECTED;
+	return flags;
 }
 
 /*
@@ -1215,7 +981,8 @@ int pcap_mgcap_findalldevs(pcap_if_list_t *devlistp, char *errbuf)
 
 	count = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), &nodes);
 	if (count < 0 && errno != ENOENT) {
-		list_queues_error(errbuf, "mgcap");
+		pcap_fmt_errmsg_for_errno(errbuf, PCAP_ERRBUF_SIZE, errno,
+					  "mgcap: listing the mgcap queues in " MGCAP_SYSFS_CLASS);
 		return PCAP_ERROR;
 	}
 	ifs = if_nameindex();
@@ -1228,7 +995,7 @@ int pcap_mgcap_findalldevs(pcap_if_list_t *devlistp, char *errbuf)
 		char name[IF_NAMESIZE + 8], desc[128];
 		const char *mode = NULL;
 
-		if (!is_ethernet(it->if_name))
+		if (!mgcap_netdev_is_ethernet(it->if_name))
 			continue;
 		for (i = 0, queues = 0; i < count; i++) {
 			if (!strcmp(nodes[i].ifname, it->if_name)) {

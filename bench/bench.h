@@ -42,12 +42,4 @@ static inline struct pcap_pkthdr bench_pkthdr(uint64_t seq, uint32_t len)
 	return h;
 }
 
-static inline uint64_t bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 #endif /* MGCAP_BENCH_H */

@@ -19,9 +19,9 @@ B=$MGCAP_BUILD
 K=$(uname -r)
 KO=$B/build/$K/kmod/mgcap.ko
 NIC=$B/build/$K/mgtestnic/mgtestnic.ko
-MGCAP=$B/tools/mgcap
+MGCAP=$B/tools/mgcap/mgcap
 RUN=$B/tools/mgcap-run
-WAIT=$B/testprogs/mgcap-wait
+WAIT=$B/tests/programs/mgcap-wait
 OUT=$1
 shift
 ROUNDS=${MGCAP_BENCH_ROUNDS:-3}
@@ -110,7 +110,7 @@ start_contender() {
 		mode=mirror
 		[ "$1" = mgdump-drop ] && mode=drop
 		$MGCAP start "$dev" ring-size ${BUF_MB}M mode $mode >/dev/null || return 1
-		set -- $RUN $B/tools/mgdump -i "$dev" -s $SNAPLEN -w "$TMPFS/out.pcapng" ;;
+		set -- $RUN $B/tools/mgdump/mgdump -i "$dev" -s $SNAPLEN -w "$TMPFS/out.pcapng" ;;
 	*) say "unknown contender $1"; return 1 ;;
 	esac
 	"$@" >"$OUT/reader.txt" 2>&1 &

@@ -12,17 +12,19 @@
  *   readpath --merge QUEUES N      N 64-byte records spread over QUEUES rings,
  *                                  read through the merge, for callgrind
  *
- * The module is compiled in here, from pcap-mgcap.c itself, so that its
- * private state can be pointed at the synthetic ring; everything else comes
- * from the patched libpcap's static archive, which carries its own copy of
- * the module under the names renamed below.
+ * The module is the one in the patched libpcap's static archive; its
+ * private state (pcap-mgcap-int.h) is pointed at the synthetic ring, as
+ * activate() would point it at the kernel's.
  */
-#define pcap_mgcap_create bench_mgcap_create
-#define pcap_mgcap_findalldevs bench_mgcap_findalldevs
-#define pcap_mgcap_tstamp_report bench_mgcap_tstamp_report
-#include "../pcap-mgcap.c"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pcap-mgcap-int.h"
+#include "pcap-mgcap.h"
 
 #include "bench.h"
+#include "mgcap_time.h"
 #include "synthetic_ring.h"
 
 /*
@@ -85,7 +87,7 @@ static pcap_t *open_module(struct synthetic_ring *s)
 	char ebuf[PCAP_ERRBUF_SIZE], err[160];
 	struct pcap_mgcap *pm;
 	int ours;
-	pcap_t *p = bench_mgcap_create("mgcap:bench0@0", ebuf, &ours);
+	pcap_t *p = pcap_mgcap_create("mgcap:bench0@0", ebuf, &ours);
 
 	if (!p)
 		die(ebuf);
@@ -173,12 +175,12 @@ static char *build_savefile(uint32_t size, uint64_t n, size_t *len)
 /* Reads every packet through @p; the nanoseconds it took. */
 static uint64_t drain(pcap_t *p, uint64_t n, struct sink *sink)
 {
-	uint64_t start = monotonic_ns(), end;
+	uint64_t start = mgcap_now_ns(CLOCK_MONOTONIC), end;
 
 	while (sink->packets < n)
 		if (pcap_dispatch(p, -1, count_packet, (u_char *)sink) <= 0)
 			break;
-	end = monotonic_ns();
+	end = mgcap_now_ns(CLOCK_MONOTONIC);
 	if (sink->packets != n) {
 		fprintf(stderr, "readpath: read %llu of %llu packets: %s\n",
 			(unsigned long long)sink->packets, (unsigned long long)n, pcap_geterr(p));
@@ -225,7 +227,7 @@ static uint64_t pass_savefile(const char *file, size_t len, uint64_t n)
 }
 
 /*
- * The merge alone (deliver_merged(), as mgcap:DEV reads several queues),
+ * The merge (the read op over several queues, as mgcap:DEV reads them),
  * over @queues rings holding records round robin in stamp order, so that
  * every record comes from another queue than the last.  One more record
  * per queue than read, so that none is held back waiting for an empty one.
@@ -240,7 +242,7 @@ static void pass_merge(size_t queues, uint64_t n)
 	struct pcap_mgcap *pm;
 	int ours;
 	size_t q;
-	pcap_t *p = bench_mgcap_create("mgcap:bench0", ebuf, &ours);
+	pcap_t *p = pcap_mgcap_create("mgcap:bench0", ebuf, &ours);
 
 	if (!p || !rings)
 		die("cannot set up the merge");
@@ -269,17 +271,19 @@ static void pass_merge(size_t queues, uint64_t n)
 	if (mgcap_merge_init(&pm->merge, pm->queues, queues, MGCAP_MERGE_HOLD_NS))
 		die("out of memory");
 	pm->nano = 1;
+	pm->nonblock = 1;
+	p->snapshot = MAXIMUM_SNAPLEN;
+	p->read_op = pcap_mgcap_read;
 	p->cleanup_op = pcap_mgcap_cleanup;
 	p->activated = 1;
 	while (sink.packets < n) {
-		uint64_t wait;
 		uint64_t left = n - sink.packets;
-		int max = left < MGCAP_BATCH_MAX ? (int)left : MGCAP_BATCH_MAX;
 
-		if (!deliver_merged(p, max, monotonic_ns(), &wait, count_packet, (u_char *)&sink))
+		if (pcap_dispatch(p, (int)(left < 4096 ? left : 4096), count_packet,
+				  (u_char *)&sink) <= 0)
 			die("the merge held a record back");
-		mgcap_merge_release(&pm->merge);
 	}
+	mgcap_merge_release(&pm->merge);
 	for (q = 0; q < queues; q++) {
 		pm->queues[q].r.map = NULL;	/* not the module's to unmap */
 		synthetic_ring_free(&rings[q]);

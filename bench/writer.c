@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "mgcap_time.h"
 #include "blockring.h"
 #include "dump_output.h"
 #include "pcapng.h"
@@ -49,7 +50,7 @@ static uint64_t pass_pcapng(const char *path, const uint8_t *frame, uint32_t len
 	struct dump_output out = { .path = path, .ifs = &ifc, .nifs = 1, .fd = -1 };
 	uint32_t block = (uint32_t)pcapng_epb_size(len);
 	struct blockring ring;
-	uint64_t start = bench_now_ns(), i;
+	uint64_t start = mgcap_now_ns(CLOCK_MONOTONIC), i;
 
 	if (blockring_init(&ring, BUFFER_BYTES))
 		die("out of memory");
@@ -69,14 +70,14 @@ static uint64_t pass_pcapng(const char *path, const uint8_t *frame, uint32_t len
 	if (dump_output_close(&out))
 		die(out.error);
 	blockring_free(&ring);
-	return bench_now_ns() - start;
+	return mgcap_now_ns(CLOCK_MONOTONIC) - start;
 }
 
 static uint64_t pass_pcap_dump(const char *path, const uint8_t *frame, uint32_t len, uint64_t n)
 {
 	pcap_t *dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 262144,
 							    PCAP_TSTAMP_PRECISION_NANO);
-	uint64_t start = bench_now_ns(), i;
+	uint64_t start = mgcap_now_ns(CLOCK_MONOTONIC), i;
 	pcap_dumper_t *d;
 
 	if (!dead)
@@ -93,7 +94,7 @@ static uint64_t pass_pcap_dump(const char *path, const uint8_t *frame, uint32_t 
 		die("pcap_dump_flush failed");
 	pcap_dump_close(d);
 	pcap_close(dead);
-	return bench_now_ns() - start;
+	return mgcap_now_ns(CLOCK_MONOTONIC) - start;
 }
 
 int main(int argc, char **argv)

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "mgcap_adapter.h"
+#include "mgcap_time.h"
 
 int mgcap_adapter_open(struct mgcap_adapter *a, const char *ifname, char *err, size_t errlen)
 {
@@ -83,7 +84,6 @@ int mgcap_adapter_sample(struct mgcap_adapter *a, int moved, uint64_t now_mono_n
 
 uint64_t mgcap_adapter_stamp_slow(struct mgcap_adapter *a, const struct mgcap_rec *rec)
 {
-	struct timespec now;
 	int64_t sys = 0;
 
 	/* the NIC did not stamp this one: the kernel did */
@@ -100,8 +100,7 @@ uint64_t mgcap_adapter_stamp_slow(struct mgcap_adapter *a, const struct mgcap_re
 	if (rec->flags & MGCAP_REC_F_SWTSTAMP)
 		return mgcap_rec_swtstamp(rec);
 	/* a ring not set to MGCAP_TSTAMP_HW_AND_SW: the time it is read */
-	clock_gettime(CLOCK_REALTIME, &now);
-	return (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+	return mgcap_now_ns(CLOCK_REALTIME);
 }
 
 void mgcap_adapter_describe(const struct mgcap_adapter *a, char *buf, size_t len)

@@ -10,6 +10,7 @@
 
 #include "mgcap_hwtstamp.h"
 #include "mgcap_phc.h"
+#include "mgcap_time.h"
 
 int mgcap_phc_index(const char *ifname)
 {
@@ -27,14 +28,6 @@ int mgcap_phc_index(const char *ifname)
 static int64_t pct_ns(const struct ptp_clock_time *t)
 {
 	return t->sec * 1000000000LL + t->nsec;
-}
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 /* The reading with the narrowest window of @n (before, phc, after) triples. */
@@ -109,8 +102,8 @@ int mgcap_phc_sample(struct mgcap_phc *phc, struct mgcap_clock_sample *s)
 	 * real and monotonic time advance alike, so the reading's distance
 	 * from a pair read now carries over.
 	 */
-	real = clock_ns(CLOCK_REALTIME);
-	mono = clock_ns(CLOCK_MONOTONIC);
+	real = (int64_t)mgcap_now_ns(CLOCK_REALTIME);
+	mono = (int64_t)mgcap_now_ns(CLOCK_MONOTONIC);
 	s->mono = mono - (real - mgcap_clock_sample_sys(s));
 	return 0;
 }

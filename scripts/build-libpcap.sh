@@ -1,9 +1,10 @@
 #!/bin/sh
-# build-libpcap.sh SRCDIR BUILDDIR PREFIX LIBDIR [--fetch-only]
+# build-libpcap.sh SRCDIR BUILDDIR PREFIX LIBDIR LIBMGCAP|--fetch-only
 #
 # Builds Debian's libpcap 1.10.3 (its own patches applied, so the soname
 # stays libpcap.so.0.8 with Debian's symbol versions) with the mgcap capture
-# module added, in BUILDDIR/libpcap.  The stock tcpdump, dumpcap and argus
+# module added, in BUILDDIR/libpcap: pcap-mgcap.c compiled in, LIBMGCAP
+# (lib/libmgcap.a, position-independent) linked in.  The stock tcpdump, dumpcap and argus
 # load the result through LD_LIBRARY_PATH (see mgcap-run).
 set -eu
 src=$1
@@ -28,14 +29,16 @@ fi
 
 rm -rf "$tree"
 cp -a "$dl/libpcap-1.10.3" "$tree"
-cp "$src/pcap-mgcap.c" "$src/pcap-mgcap.h" "$src"/lib/mgcap_*.c "$src"/lib/mgcap_*.h "$tree/"
-mkdir -p "$tree/mgcap-uapi/linux"
+cp "$src/pcap-mgcap.c" "$src/pcap-mgcap.h" "$src/pcap-mgcap-int.h" "$tree/"
+# the layers below the module, each in a directory of its own
+mkdir -p "$tree/mgcap-uapi/linux" "$tree/mgcap-lib"
 cp "$src/include/uapi/linux/mgcap.h" "$tree/mgcap-uapi/linux/"
+cp "$src"/lib/*.h "$tree/mgcap-lib/"
 (cd "$tree" && patch -s -p1 <"$src/libpcap/libpcap-mgcap.patch")
 
 cd "$tree"
 autoreconf -fi >/dev/null 2>&1
-./configure -q --prefix="$prefix" --libdir="$libdir" --bindir="$libdir/bin" \
+MGCAP_LIB=$5 ./configure -q --prefix="$prefix" --libdir="$libdir" --bindir="$libdir/bin" \
 	--includedir="$prefix/include/mgcap" --mandir="$prefix/share/mgcap/man" \
 	--enable-mgcap --without-libnl --disable-dbus --disable-rdma --disable-bluetooth \
 	--disable-universal

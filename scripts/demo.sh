@@ -12,4 +12,4 @@ make -s -j2 >/dev/null
 kver=$(ls /boot | sed -n 's/^vmlinuz-\(6\.1\..*-amd64\)$/\1/p' | sort -V | tail -n 1)
 out=$PWD/build/demo
 mkdir -p "$out"
-exec testprogs/vm/run-vm.sh "$kver" "$out" "sh '$PWD/testprogs/vm/demo-guest.sh' '$PWD'"
+exec tests/vm/run-vm.sh "$kver" "$out" "sh '$PWD/tests/vm/demo-guest.sh' '$PWD'"

@@ -7,7 +7,7 @@
 #      that has headers, each with that kernel's vermagic;
 #   3. headers installed after the packages get a module of their own;
 #   4. the VM tests run against the installed files (MGCAP_INSTALLED=1),
-#      with the tests of a user in the capture group (testprogs/vm/installed-*.sh);
+#      with the tests of a user in the capture group (tests/vm/installed-*.sh);
 #   5. purge leaves nothing of the packages behind.
 set -eu
 cd "$(dirname "$0")/.."
@@ -54,7 +54,7 @@ echo "installing $headers built mgcap.ko for $k"
 
 step "4. the VM tests against the installed files"
 MGCAP_INSTALLED=1 MGCAP_DEBS=$debs KERNELS="$kernels" abs_top_builddir=$top \
-	abs_top_srcdir=$top sh tests/vm-tests.sh
+	abs_top_srcdir=$top sh tests/vm/vm-tests.sh
 
 step "5. purge"
 # (dpkg: apt knows no package it never installed, such as the opt-in one)

@@ -14,7 +14,7 @@ make -j1 check || status=$?
 # the Debian packages, installed and used as a user would (after make check:
 # it leaves them installed only if it fails)
 sh scripts/test-packages.sh || status=$?
-for log in tests/unit.log tests/unit-san.log tests/vm-tests.sh.log; do
+for log in tests/unit/unit.log tests/unit/unit-san.log tests/vm/vm-tests.sh.log; do
 	[ -f "$log" ] && { echo "----- $log"; cat "$log"; }
 done
 exit $status

@@ -8,7 +8,11 @@ top=${abs_top_builddir:-.}
 status=0
 for page in ${MANPAGES:?}; do
 	name=$(basename "$page" | sed 's/\.[0-9]$//')
-	tool=$top/tools/$name
+	case $name in
+	mgcap|mgcap-setmode) tool=$top/tools/mgcap/$name ;;
+	mgdump) tool=$top/tools/mgdump/$name ;;
+	*) tool=$top/tools/$name ;;
+	esac
 	[ -x "$tool" ] || { echo "FAILED: $name: no $tool"; status=1; continue; }
 	help=$("$tool" --help) || { echo "FAILED: $name --help exits non-zero"; status=1; continue; }
 	# rendered in ASCII on one long line per paragraph, words one space apart

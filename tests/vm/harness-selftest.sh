@@ -2,8 +2,8 @@
 # The VM test runner's self-test, on the host: a failed check fails its test
 # wherever it stands, and the run; passing tests pass.
 set -u
-: "${abs_top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-. "$abs_top_srcdir/testprogs/vm/harness.sh"
+: "${abs_top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+. "$abs_top_srcdir/tests/vm/harness.sh"
 
 teardown() { echo teardown >>"$torn"; }
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The mgcap tests that need a kernel; run inside the VM by tests/vm-tests.sh.
+# The mgcap tests that need a kernel; run inside the VM by tests/vm/vm-tests.sh.
 #   guest-tests.sh [TEST...]     (default: every t_* function of tests-*.sh)
 # Each test loads the modules fresh and unloads them after; any check that
 # does not hold fails it (harness.sh).
@@ -8,17 +8,17 @@ B=$MGCAP_BUILD
 K=$(uname -r)
 KO=$B/build/$K/kmod/mgcap.ko
 NIC=$B/build/$K/mgtestnic/mgtestnic.ko
-MGCAP=$B/tools/mgcap
-SETMODE=$B/tools/mgcap-setmode
-RINGCHECK=$B/testprogs/mgcap-ringcheck
-BADINPUT=$B/testprogs/mgcap-badinput
-WAIT=$B/testprogs/mgcap-wait
-UDPCOUNT=$B/testprogs/mgcap-udpcount
-PCAPCHECK=$B/testprogs/mgcap-pcapcheck
-PCAPTEST=$B/testprogs/mgcap-pcaptest
+MGCAP=$B/tools/mgcap/mgcap
+SETMODE=$B/tools/mgcap/mgcap-setmode
+RINGCHECK=$B/tests/programs/mgcap-ringcheck
+BADINPUT=$B/tests/programs/mgcap-badinput
+WAIT=$B/tests/programs/mgcap-wait
+UDPCOUNT=$B/tests/programs/mgcap-udpcount
+PCAPCHECK=$B/tests/programs/mgcap-pcapcheck
+PCAPTEST=$B/tests/programs/mgcap-pcaptest
 RUN=$B/tools/mgcap-run
 # through the patched libpcap, as mgcap-run does for any program
-MGDUMP="$RUN $B/tools/mgdump"
+MGDUMP="$RUN $B/tools/mgdump/mgdump"
 SUITES=$(ls "$(dirname "$0")"/tests-*.sh)
 if [ "${MGCAP_INSTALLED:-0}" = 1 ]; then
 	# what the packages installed (scripts/test-packages.sh); the test

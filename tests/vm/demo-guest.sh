@@ -6,7 +6,7 @@
 set -eu
 B=$1
 K=$(uname -r)
-PATH=$B/tools:$PATH
+PATH=$B/tools:$B/tools/mgcap:$B/tools/mgdump:$PATH
 D=$(mktemp -d)
 cd "$D"
 run() {

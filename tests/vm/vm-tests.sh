@@ -1,10 +1,10 @@
 #!/bin/sh
-# The kernel tests: testprogs/vm/guest-tests.sh in a VM, once per kernel the
+# The kernel tests: tests/vm/guest-tests.sh in a VM, once per kernel the
 # modules were built for ($KERNELS, set by make check).  MGCAP_INSTALLED=1:
 # against the installed packages (MGCAP_DEBS: where their files are), with
-# the tests of testprogs/vm/installed-*.sh too.
+# the tests of tests/vm/installed-*.sh too.
 set -u
-: "${abs_top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${abs_top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${abs_top_srcdir:=$abs_top_builddir}"
 # without $KERNELS: every kernel the module was built for
 : "${KERNELS:=$(for ko in "$abs_top_builddir"/build/*/kmod/mgcap.ko; do
@@ -23,8 +23,8 @@ for k in $KERNELS; do
 	rm -rf "$out"
 	mkdir -p "$out"
 	echo "=== kernel $k ==="
-	"$abs_top_srcdir/testprogs/vm/run-vm.sh" "$k" "$out" \
-		"MGCAP_BUILD='$abs_top_builddir' MGCAP_INSTALLED='${MGCAP_INSTALLED:-0}' MGCAP_DEBS='${MGCAP_DEBS:-}' sh '$abs_top_srcdir/testprogs/vm/guest-tests.sh' ${MGCAP_VM_TESTS:-}" \
+	"$abs_top_srcdir/tests/vm/run-vm.sh" "$k" "$out" \
+		"MGCAP_BUILD='$abs_top_builddir' MGCAP_INSTALLED='${MGCAP_INSTALLED:-0}' MGCAP_DEBS='${MGCAP_DEBS:-}' sh '$abs_top_srcdir/tests/vm/guest-tests.sh' ${MGCAP_VM_TESTS:-}" \
 		>>"$out/console.log" 2>&1	# append: QEMU reopens its output
 	rc=$?
 	cat "$out/console.log"

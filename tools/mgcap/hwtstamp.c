@@ -8,41 +8,11 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "hwtstamp.h"
 #include "mgcap_hwtstamp.h"
 #include "parse.h"
-
-static const char *const rx_filter_names[] = {
-	[HWTSTAMP_FILTER_NONE] = "none",
-	[HWTSTAMP_FILTER_ALL] = "all",
-	[HWTSTAMP_FILTER_SOME] = "some",
-	[HWTSTAMP_FILTER_PTP_V1_L4_EVENT] = "ptpv1-l4-event",
-	[HWTSTAMP_FILTER_PTP_V1_L4_SYNC] = "ptpv1-l4-sync",
-	[HWTSTAMP_FILTER_PTP_V1_L4_DELAY_REQ] = "ptpv1-l4-delay-req",
-	[HWTSTAMP_FILTER_PTP_V2_L4_EVENT] = "ptpv2-l4-event",
-	[HWTSTAMP_FILTER_PTP_V2_L4_SYNC] = "ptpv2-l4-sync",
-	[HWTSTAMP_FILTER_PTP_V2_L4_DELAY_REQ] = "ptpv2-l4-delay-req",
-	[HWTSTAMP_FILTER_PTP_V2_L2_EVENT] = "ptpv2-l2-event",
-	[HWTSTAMP_FILTER_PTP_V2_L2_SYNC] = "ptpv2-l2-sync",
-	[HWTSTAMP_FILTER_PTP_V2_L2_DELAY_REQ] = "ptpv2-l2-delay-req",
-	[HWTSTAMP_FILTER_PTP_V2_EVENT] = "ptpv2-event",
-	[HWTSTAMP_FILTER_PTP_V2_SYNC] = "ptpv2-sync",
-	[HWTSTAMP_FILTER_PTP_V2_DELAY_REQ] = "ptpv2-delay-req",
-	[HWTSTAMP_FILTER_NTP_ALL] = "ntp-all",
-};
-
-const char *mgcap_rx_filter_name(int filter)
-{
-	if (filter >= 0 && (size_t)filter < sizeof(rx_filter_names) / sizeof(rx_filter_names[0]) &&
-	    rx_filter_names[filter])
-		return rx_filter_names[filter];
-	return "unknown";
-}
 
 static const char *why(int err)
 {
@@ -59,34 +29,6 @@ static const char *why(int err)
 	default:
 		return strerror(err);
 	}
-}
-
-static void state_path(char *buf, size_t len, const char *dev)
-{
-	snprintf(buf, len, MGCAP_HWTSTAMP_STATE_DIR "/%s", dev);
-}
-
-/* Keeps the first setting replaced; a second `on` must not overwrite it. */
-static int save_state(const char *dev, const struct hwtstamp_config *cfg)
-{
-	char path[128], tmp[140];
-	FILE *f;
-
-	state_path(path, sizeof(path), dev);
-	if (access(path, F_OK) == 0)
-		return 0;
-	mkdir("/run/mgcap", 0755);
-	mkdir(MGCAP_HWTSTAMP_STATE_DIR, 0755);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		return -1;
-	fprintf(f, "%d %d %d\n", cfg->flags, cfg->tx_type, cfg->rx_filter);
-	if (fclose(f) || rename(tmp, path)) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
 }
 
 static int show(const char *dev)
@@ -121,7 +63,8 @@ static int show(const char *dev)
 	return 0;
 }
 
-static int set_filter(const char *dev, int rx_filter)
+/* `off`: no receive stamps, whatever took them. */
+static int switch_off(const char *dev)
 {
 	struct hwtstamp_config old, cfg;
 
@@ -134,19 +77,34 @@ static int set_filter(const char *dev, int rx_filter)
 		memset(&old, 0, sizeof(old));
 	}
 	cfg = old;
-	cfg.rx_filter = rx_filter;
+	cfg.rx_filter = HWTSTAMP_FILTER_NONE;
 	if (mgcap_hwts_set(dev, &cfg) < 0) {
 		fprintf(stderr, "mgcap: %s: cannot set receive time stamping: %s\n", dev, why(errno));
 		return 1;
 	}
-	if (rx_filter != HWTSTAMP_FILTER_NONE && save_state(dev, &old) < 0)
-		fprintf(stderr, "mgcap: %s: warning: cannot keep the previous setting in %s: %s\n",
-			dev, MGCAP_HWTSTAMP_STATE_DIR, strerror(errno));
 	printf("%s: receive filter %s (was %s)\n", dev, mgcap_rx_filter_name(cfg.rx_filter),
 	       mgcap_rx_filter_name(old.rx_filter));
-	if (rx_filter == HWTSTAMP_FILTER_ALL && cfg.rx_filter != HWTSTAMP_FILTER_ALL) {
+	return 0;
+}
+
+/* `on`: every frame stamped, taken for the user until `restore` (the policy: mgcap_hwtstamp.h). */
+static int switch_on(const char *dev)
+{
+	struct mgcap_hwts_claim c;
+
+	if (mgcap_hwts_take(dev, MGCAP_HWTS_USER, &c) < 0) {
+		fprintf(stderr, "mgcap: %s: %s%s\n", dev, errno == ENODEV ? "" :
+			"cannot set receive time stamping: ", why(errno));
+		return 1;
+	}
+	if (c.taken && !c.recorded)
+		fprintf(stderr, "mgcap: %s: warning: cannot keep the previous setting in %s: %s\n",
+			dev, MGCAP_HWTSTAMP_STATE_DIR, strerror(errno));
+	printf("%s: receive filter %s (was %s)\n", dev, mgcap_rx_filter_name(c.made.rx_filter),
+	       mgcap_rx_filter_name(c.found.rx_filter));
+	if (c.made.rx_filter != HWTSTAMP_FILTER_ALL) {
 		fprintf(stderr, "mgcap: %s: the driver granted %s, not all: not every packet gets a hardware stamp\n",
-			dev, mgcap_rx_filter_name(cfg.rx_filter));
+			dev, mgcap_rx_filter_name(c.made.rx_filter));
 		return 1;
 	}
 	return 0;
@@ -154,31 +112,19 @@ static int set_filter(const char *dev, int rx_filter)
 
 static int restore(const char *dev)
 {
-	struct hwtstamp_config cfg;
-	char path[128];
-	FILE *f;
-	int n;
+	struct hwtstamp_config found;
+	int ret = mgcap_hwts_restore(dev, &found);
 
-	state_path(path, sizeof(path), dev);
-	f = fopen(path, "r");
-	if (!f) {
+	if (ret == 0) {
 		fprintf(stderr, "mgcap: %s: no saved setting to restore (see `mgcap hwtstamp %s on`)\n",
 			dev, dev);
 		return 1;
 	}
-	memset(&cfg, 0, sizeof(cfg));
-	n = fscanf(f, "%d %d %d", &cfg.flags, &cfg.tx_type, &cfg.rx_filter);
-	fclose(f);
-	if (n != 3) {
-		fprintf(stderr, "mgcap: %s: saved setting %s is corrupt\n", dev, path);
-		return 1;
-	}
-	if (mgcap_hwts_set(dev, &cfg) < 0) {
+	if (ret < 0) {
 		fprintf(stderr, "mgcap: %s: cannot restore time stamping: %s\n", dev, why(errno));
 		return 1;
 	}
-	unlink(path);
-	printf("%s: receive filter %s restored\n", dev, mgcap_rx_filter_name(cfg.rx_filter));
+	printf("%s: receive filter %s restored\n", dev, mgcap_rx_filter_name(found.rx_filter));
 	return 0;
 }
 
@@ -199,9 +145,9 @@ int mgcap_cmd_hwtstamp(int argc, char **argv)
 	if (!strcmp(what, "show"))
 		return show(dev);
 	if (!strcmp(what, "on"))
-		return set_filter(dev, HWTSTAMP_FILTER_ALL);
+		return switch_on(dev);
 	if (!strcmp(what, "off"))
-		return set_filter(dev, HWTSTAMP_FILTER_NONE);
+		return switch_off(dev);
 	if (!strcmp(what, "restore"))
 		return restore(dev);
 	fprintf(stderr, "mgcap: hwtstamp: unknown action '%s' (on, off, show or restore)\n", what);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "dump_output.h"
+#include "mgcap_time.h"
 
 void dump_output_file_name(char *buf, size_t len, const char *path, unsigned int index,
 			   int rotating, unsigned int keep)
@@ -25,14 +26,6 @@ void dump_output_file_name(char *buf, size_t len, const char *path, unsigned int
 	} else {
 		snprintf(buf, len, "%s%u", path, index);
 	}
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /*
@@ -89,7 +82,7 @@ static int write_trailer(struct dump_output *o)
 {
 	struct pcapng_if_stats *stats;
 	uint8_t buf[PCAPNG_ISB_MAX];
-	uint64_t now = now_ns();
+	uint64_t now = mgcap_now_ns(CLOCK_REALTIME);
 	size_t i, n;
 	int ret = 0;
 

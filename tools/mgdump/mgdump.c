@@ -30,6 +30,7 @@
 #include "mgcap_adapter.h"
 #include "mgcap_nl.h"
 #include "mgcap_source.h"
+#include "mgcap_time.h"
 #include "options.h"
 #include "parse.h"
 #include "pcapng.h"
@@ -83,14 +84,6 @@ static unsigned int readers_running;
 static uint64_t start_ns;
 /* the mgcap libpcap's report on a handle's stamps, if that is the libpcap in use */
 static int (*tstamp_report)(pcap_t *p, char *buf, size_t len);
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* A CPU given with --cpus or --writer-cpu must be one this process may use. */
 static int check_cpu(int cpu, const char *option)
@@ -238,7 +231,7 @@ static void tstamp_note(struct reader *r, char *buf, size_t len)
 /* Statistics for the closing blocks of a file: the counters as of now. */
 static void collect_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 {
-	uint64_t now = now_ns();
+	uint64_t now = mgcap_now_ns(CLOCK_REALTIME);
 	size_t i;
 
 	(void)arg;
@@ -556,7 +549,7 @@ static int write_in_order(struct dump_output *out, uint64_t *total, uint64_t *by
 	while (!opt.count || *total < opt.count) {
 		const uint8_t *data, *best_data = NULL;
 		size_t i, best = 0, len;
-		uint64_t best_ts = 0, ts, now = now_ns();
+		uint64_t best_ts = 0, ts, now = mgcap_now_ns(CLOCK_REALTIME);
 		int waits = 0;
 
 		for (i = 0; i < nreaders; i++) {
@@ -601,7 +594,7 @@ static int write_in_order(struct dump_output *out, uint64_t *total, uint64_t *by
 static int write_loop(struct dump_output *out)
 {
 	uint64_t total = 0, bytes = 0, last_pkts = 0, last_bytes = 0;
-	uint64_t next_status = now_ns() + 1000000000ULL, end = 0;
+	uint64_t next_status = mgcap_now_ns(CLOCK_REALTIME) + 1000000000ULL, end = 0;
 	int tty = isatty(STDERR_FILENO) && !opt.quiet && strcmp(opt.path, "-");
 	int ret = 0;
 
@@ -649,11 +642,11 @@ static int write_loop(struct dump_output *out)
 			if (opt.count && total >= opt.count)
 				stopping = done = 1;
 		}
-		if (tty && now_ns() >= next_status) {
+		if (tty && mgcap_now_ns(CLOCK_REALTIME) >= next_status) {
 			status_line(&last_pkts, &last_bytes, bytes, 0);
 			next_status += 1000000000ULL;
 		}
-		if (end && now_ns() >= end)
+		if (end && mgcap_now_ns(CLOCK_REALTIME) >= end)
 			stopping = 1;
 		if (done && idle)
 			break;
@@ -914,7 +907,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	start_ns = now_ns();
+	start_ns = mgcap_now_ns(CLOCK_REALTIME);
 	ret = start_threads(&started);
 	if (!ret)
 		ret = write_loop(&out);

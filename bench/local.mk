@@ -1,0 +1,29 @@
+# Benchmarks: make bench runs them all and writes BENCHMARKS.md (check-local
+# builds the programs, so that they keep compiling).
+BENCH_BIN = build/bench/readpath build/bench/writer
+BENCH_FILES = bench/agree.py bench/analysis.md bench/bench.h bench/guest-bench.sh \
+	bench/readpath.c bench/report.py bench/run.sh bench/writer.c
+EXTRA_DIST += $(BENCH_FILES)
+build/libpcap/libpcap.a: build/libpcap/libpcap.so.0.8
+	$(MAKE) -s -C build/libpcap libpcap.a >/dev/null
+# the module's read op as the patched libpcap's static archive has it, its
+# private state set up through pcap-mgcap-int.h
+build/bench/readpath: bench/readpath.c bench/bench.h pcap-mgcap-int.h tests/unit/synthetic_ring.c \
+		build/libpcap/libpcap.a lib/libmgcap.a
+	@mkdir -p build/bench
+	$(AM_V_CC)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -DHAVE_CONFIG_H -Ibuild/libpcap \
+		-Ibuild/libpcap/mgcap-uapi -Ibuild/libpcap/mgcap-lib -I$(srcdir) \
+		-I$(srcdir)/tests/unit -I$(srcdir)/tests -o $@ \
+		$(srcdir)/bench/readpath.c $(srcdir)/tests/unit/synthetic_ring.c \
+		build/libpcap/libpcap.a lib/libmgcap.a $(LIBNL_LIBS) $(LIBS)
+build/bench/writer: bench/writer.c bench/bench.h tools/mgdump/libmgdump.a lib/libmgcap.a
+	@mkdir -p build/bench
+	$(AM_V_CC)$(CC) $(DEFS) $(LIB_CPPFLAGS) -I$(srcdir)/tools/mgdump -I$(srcdir)/tests \
+		$(AM_CFLAGS) -O2 -o $@ $(srcdir)/bench/writer.c tools/mgdump/libmgdump.a \
+		lib/libmgcap.a -lpcap
+bench: all $(BENCH_BIN)
+	sh $(srcdir)/bench/run.sh $(abs_srcdir) $(abs_builddir)
+# where each contender's instructions go (in-guest perf under icount), printed
+bench-profile: all
+	sh $(srcdir)/bench/run.sh $(abs_srcdir) $(abs_builddir) --profile
+PHONY += bench bench-profile

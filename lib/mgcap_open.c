@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+
+#include "mgcap_nl.h"
+#include "mgcap_open.h"
+
+#define NODE_GROUP_WAIT_MS	1000
+
+/* Keeps @ifname's of the @n nodes at the front of @nodes: their count. */
+static int keep_device(struct mgcap_queue_node *nodes, int n, const char *ifname)
+{
+	int i, kept = 0;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(nodes[i].ifname, ifname))
+			nodes[kept++] = nodes[i];
+	return kept;
+}
+
+/* @ifname's captured queues, or 0 when the module is not loaded (yet); -1 with @e. */
+static int list_device(const char *ifname, struct mgcap_queue_node **nodes,
+		       struct mgcap_error *e)
+{
+	int n = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), nodes);
+
+	if (n < 0 && errno == ENOENT)
+		return 0;
+	if (n < 0)
+		return mgcap_fail(e, errno, "listing the mgcap queues in " MGCAP_SYSFS_CLASS ": %s",
+				  strerror(errno));
+	n = keep_device(*nodes, n, ifname);
+	if (!n) {
+		free(*nodes);
+		*nodes = NULL;
+	}
+	return n;
+}
+
+int mgcap_device_queues(const char *ifname, int start, uint64_t ring_size,
+			struct mgcap_queue_node **nodes, int *started, struct mgcap_error *e)
+{
+	struct mgcap_nl_error nle;
+	int n;
+
+	*nodes = NULL;
+	*started = 0;
+	n = list_device(ifname, nodes, e);
+	if (n || !start)
+		return n;
+	if (if_nametoindex(ifname) == 0)
+		return mgcap_fail(e, ENODEV, "no such device %s", ifname);
+	/* asking for the netlink family loads the module */
+	if (mgcap_nl_start_for_readers(ifname, ring_size, &nle) < 0) {
+		if (nle.err == EPERM)
+			return mgcap_fail(e, EPERM, "%s is not captured, and starting its capture "
+					  "takes CAP_NET_ADMIN (or: mgcap start %s)", ifname, ifname);
+		return mgcap_fail(e, nle.err, "cannot start capturing %s: %s", ifname,
+				  mgcap_nl_strerror(&nle));
+	}
+	*started = 1;
+	n = list_device(ifname, nodes, e);
+	if (n == 0)
+		return mgcap_fail(e, ENODEV, "the capture of %s stopped at once", ifname);
+	return n;
+}
+
+int mgcap_open_queue(struct mgcap_reader *r, const char *devnode, int just_created,
+		     struct mgcap_error *e)
+{
+	char err[160];
+	int waited_ms;
+
+	for (waited_ms = 0;; waited_ms += 10) {
+		if (mgcap_reader_open(r, devnode, err, sizeof(err)) == 0)
+			return 0;
+		if (!just_created || errno != EACCES || waited_ms >= NODE_GROUP_WAIT_MS)
+			return mgcap_fail(e, errno, "%s", err);
+		usleep(10000);
+	}
+}

@@ -1,0 +1,60 @@
+/*
+ * Copyright (c) the mgcap developers.  BSD-2-Clause, as libpcap.
+ *
+ * The mgcap capture module's private state, for pcap-mgcap.c and the
+ * read-path bench (bench/readpath.c), which points it at synthetic rings
+ * and calls the read op the patched libpcap's archive holds.
+ */
+#ifndef PCAP_MGCAP_INT_H
+#define PCAP_MGCAP_INT_H
+
+#include "pcap-int.h"
+#include "mgcap_adapter.h"
+#include "mgcap_hwtstamp.h"
+#include "mgcap_merge.h"
+#include "mgcap_source.h"
+
+/*
+ * How long a record may wait for an empty queue that could still deliver an
+ * older one (capped by the read timeout; MGCAP_MERGE_HOLD_MS overrides).
+ * Longer keeps the order through longer scheduling delays; shorter needs
+ * less ring to absorb traffic while a queue stays idle.
+ */
+#define MGCAP_MERGE_HOLD_NS	100000000ULL
+
+/* One device of the source. */
+struct mgcap_dev {
+	struct mgcap_source src;
+	uint64_t ifdrop_base;
+	int promisc_fd;		/* holds PACKET_MR_PROMISC; the kernel undoes it on close */
+	struct mgcap_hwts_claim hwts;	/* the NIC's stamping, taken for adapter stamps */
+	struct mgcap_adapter conv;	/* adapter stamps: its clock */
+};
+
+struct pcap_mgcap {
+	struct mgcap_dev devs[MGCAP_MAX_DEVICES];
+	size_t ndevs;
+	struct mgcap_merge merge;
+	struct mgcap_merge_queue *queues;
+	size_t *queue_dev;	/* each queue's device, an index into devs */
+	struct mgcap_queue_stats *stats_base;
+	int event_fd;		/* pcap_breakloop() wakes a blocked read through it */
+	/*
+	 * Adapter stamps: fires when a clock sample is due without traffic, so
+	 * that a caller that waits on the selectable fd (dumpcap) calls a read,
+	 * which takes it.
+	 */
+	int sample_timer_fd;
+	uint64_t sample_timer_at;	/* its expiry (CLOCK_MONOTONIC ns); 0: none */
+	int nonblock;
+	int nano;		/* nanosecond precision */
+	int on_close_list;	/* pcap_add_to_pcaps_to_close(): closed at exit() too */
+	int tstamp_type;	/* PCAP_TSTAMP_*: what the stamps are, after any warning */
+	int adapter;		/* PCAP_TSTAMP_ADAPTER: converted, the rings gated */
+};
+
+/* the read and cleanup ops (not exported from the shared library) */
+int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user);
+void pcap_mgcap_cleanup(pcap_t *p);
+
+#endif /* PCAP_MGCAP_INT_H */

@@ -1,0 +1,5 @@
+# the test NIC: built beside mgcap.ko by kmod/local.mk's rules
+TESTNIC_FILES = tests/mgtestnic/Kbuild tests/mgtestnic/mgtestnic_main.c \
+	tests/mgtestnic/mgt_phc.c tests/mgtestnic/mgt_phc.h tests/mgtestnic/compat.h \
+	tests/mgtestnic/mgtestnic_frame.h
+EXTRA_DIST += $(TESTNIC_FILES)
