@@ -261,7 +261,7 @@ static int wait_for_records(pcap_t *p, int timeout_ms, int holding)
 	if (holding) {
 		struct pollfd events[2] = { { pm->event_fd, POLLIN, 0 },
 					    { pm->sample_timer_fd, POLLIN, 0 } };
-		int recheck_ms = (int)(pm->merge.hold_ns / 10000000ULL);
+		int recheck_ms = (int)(pm->merge.order.hold_ns / 10000000ULL);
 
 		if (recheck_ms < 1)
 			recheck_ms = 1;

@@ -1,16 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Several queue rings read as one stream in time-stamp order (ties by queue).
- *
- * Each queue's records are in stamp order already, so the merge looks at one
- * record per queue and hands out the oldest.  A queue that is empty may
- * still produce an older record (its frames may be a NAPI round behind), so
- * the oldest record waits while some empty queue last showed an older
- * stamp; but a record waits at most @hold_ns from when it was first seen,
- * so an idle queue never holds the stream back longer than that.
- *
- * Records handed out stay in their rings (zero copy) until
- * mgcap_merge_release().
+ * Several queue rings read as one stream in time-stamp order (ties by
+ * queue): mgcap_order.h over rings.  Records handed out stay in their rings
+ * (zero copy) until mgcap_merge_release().
  */
 #ifndef MGCAP_MERGE_H
 #define MGCAP_MERGE_H
@@ -18,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mgcap_order.h"
 #include "mgcap_reader.h"
 
 struct mgcap_merge_queue {
@@ -35,7 +28,6 @@ struct mgcap_merge_queue {
 struct mgcap_merge {
 	struct mgcap_merge_queue *q;
 	size_t n;
-	uint64_t hold_ns;
 	/*
 	 * The order: each record's stamp, or (when set) what @key makes of it,
 	 * such as stamps of several NICs' clocks in system time.  A queue's keys
@@ -43,22 +35,7 @@ struct mgcap_merge {
 	 */
 	uint64_t (*key)(void *arg, size_t queue, const struct mgcap_rec *rec);
 	void *key_arg;
-	/*
-	 * Every queue is in one of two sets.  Those with a record looked at
-	 * form a heap by (stamp, queue), so the oldest is found without
-	 * looking at them all; the others are looked at again on every call,
-	 * as only they can change.  A record costs O(log n) plus the queues
-	 * that are empty, not O(n).  The queue last handed out stays on top
-	 * (top_stale) until the next call looks at it: its next record then
-	 * takes its place with one sift.
-	 */
-	struct mgcap_merge_slot {
-		uint64_t tstamp_ns;	/* of the queue's record looked at */
-		size_t queue;
-	} *heap;
-	size_t heap_n;
-	int top_stale;
-	size_t *empty, empty_n;
+	struct mgcap_order order;	/* order.hold_ns: how long a record may wait */
 };
 
 /*

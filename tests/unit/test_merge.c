@@ -208,7 +208,7 @@ static void test_zero_hold_never_waits(void)
 	size_t q;
 
 	setup(2);
-	merge.hold_ns = 0;
+	merge.order.hold_ns = 0;
 	put(0, 5);
 	CU_ASSERT_EQUAL(take(T0, &q, &wait), 5);
 	CU_ASSERT_EQUAL(wait, 0);

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Several sources, each in the order of its keys (time stamps), read as one
+ * in key order, ties by source: the one merge of mgcap, under the queues of
+ * a libpcap handle (mgcap_merge.h) and under mgdump's devices.
+ *
+ * Each source shows one record at a time, its oldest; the order hands out
+ * the oldest of those.  A source that shows nothing may still produce an
+ * older record (its frames may be a NAPI round behind), so the oldest
+ * record waits while some empty source last showed an older key; but a
+ * record waits at most @hold_ns from when it became visible, so an idle
+ * source never holds the stream back longer than that.
+ *
+ * The sources with a record form a heap by (key, source), so the oldest is
+ * found without looking at them all; the others are looked at again on
+ * every call, as only they can change.  A record costs O(log n) plus the
+ * sources that are empty.  The source last handed out stays on top until
+ * the next call looks at it: its next record then takes its place with one
+ * sift.
+ */
+#ifndef MGCAP_ORDER_H
+#define MGCAP_ORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Looks at source @src: 1 with its next record's @key and @visible_at (the
+ * monotonic ns it was first seen; @now_ns for one seen now), or 0 when it
+ * has none.  The record stays where it is until mgcap_order_next() hands
+ * out this source; looking again without that must show the same record.
+ */
+typedef int (*mgcap_order_look_fn)(void *arg, size_t src, uint64_t now_ns, uint64_t *key,
+				   uint64_t *visible_at);
+
+struct mgcap_order {
+	size_t n;
+	uint64_t hold_ns;		/* 0: never hold back */
+	mgcap_order_look_fn look;
+	void *arg;
+	struct mgcap_order_source {
+		uint64_t key;		/* of the record looked at */
+		uint64_t visible_at;
+		uint64_t last_key;	/* of the last handed out; 0: none yet */
+	} *src;
+	struct mgcap_order_slot {
+		uint64_t key;
+		size_t src;
+	} *heap;
+	size_t heap_n;
+	int top_stale;
+	size_t *empty, empty_n;
+};
+
+/* 0, or -1 (out of memory); mgcap_order_free() frees what it allocated. */
+int mgcap_order_init(struct mgcap_order *o, size_t n, uint64_t hold_ns,
+		     mgcap_order_look_fn look, void *arg);
+void mgcap_order_free(struct mgcap_order *o);
+
+/*
+ * The source whose record goes next (its key: src[i].last_key), which the
+ * caller then takes from it; or -1 with *@wait_ns: how long until a held
+ * record may go (0: nothing is held, there is just nothing to read).
+ */
+long mgcap_order_next(struct mgcap_order *o, uint64_t now_ns, uint64_t *wait_ns);
+
+/* --- the core, in line where the look is known ------------------------------ */
+
+/* a's record before b's: older key, then lower source */
+static inline int mgcap_order_older(const struct mgcap_order_slot *a,
+				    const struct mgcap_order_slot *b)
+{
+	return a->key != b->key ? a->key < b->key : a->src < b->src;
+}
+
+/*
+ * Puts @slot on top, then where the heap order allows: the hole goes down
+ * to a leaf along the older children, then back up to where @slot belongs
+ * (Floyd).  A source's next record is newer than most others, so it mostly
+ * belongs near the bottom: one comparison a level, not two.
+ */
+static inline void mgcap_order_sift_from_top(struct mgcap_order *o,
+					     struct mgcap_order_slot slot)
+{
+	size_t hole = 0, child;
+
+	while ((child = 2 * hole + 1) < o->heap_n) {
+		if (child + 1 < o->heap_n && mgcap_order_older(&o->heap[child + 1], &o->heap[child]))
+			child++;
+		o->heap[hole] = o->heap[child];
+		hole = child;
+	}
+	while (hole > 0 && mgcap_order_older(&slot, &o->heap[(hole - 1) / 2])) {
+		o->heap[hole] = o->heap[(hole - 1) / 2];
+		hole = (hole - 1) / 2;
+	}
+	o->heap[hole] = slot;
+}
+
+static inline void mgcap_order_heap_push(struct mgcap_order *o, size_t i)
+{
+	struct mgcap_order_slot slot = { o->src[i].key, i };
+	size_t at = o->heap_n++;
+
+	while (at > 0 && mgcap_order_older(&slot, &o->heap[(at - 1) / 2])) {
+		o->heap[at] = o->heap[(at - 1) / 2];
+		at = (at - 1) / 2;
+	}
+	o->heap[at] = slot;
+}
+
+/* The source on top was handed out last: its next record, or the empty set. */
+static inline __attribute__((always_inline))
+void mgcap_order_refresh_top(struct mgcap_order *o, uint64_t now_ns, mgcap_order_look_fn look)
+{
+	size_t top = o->heap[0].src;
+
+	if (look(o->arg, top, now_ns, &o->src[top].key, &o->src[top].visible_at)) {
+		mgcap_order_sift_from_top(o, (struct mgcap_order_slot){ o->src[top].key, top });
+	} else {
+		o->heap_n--;
+		if (o->heap_n)
+			mgcap_order_sift_from_top(o, o->heap[o->heap_n]);
+		o->empty[o->empty_n++] = top;
+	}
+	o->top_stale = 0;
+}
+
+/* Whether an empty source might still produce something older than @key. */
+static inline int mgcap_order_held_back(const struct mgcap_order *o, uint64_t key)
+{
+	size_t i;
+
+	for (i = 0; i < o->empty_n; i++)
+		if (o->src[o->empty[i]].last_key < key)
+			return 1;
+	return 0;
+}
+
+/*
+ * mgcap_order_next() with @look known where it is called, so that the
+ * compiler puts it in line: once a record, in the merge's hot path.
+ */
+static inline __attribute__((always_inline))
+long mgcap_order_next_with(struct mgcap_order *o, uint64_t now_ns, uint64_t *wait_ns,
+			   mgcap_order_look_fn look)
+{
+	struct mgcap_order_source *best;
+	size_t i = 0, best_i;
+	uint64_t waited;
+
+	/* the sources with a record are as they were: look at the others */
+	if (o->top_stale)
+		mgcap_order_refresh_top(o, now_ns, look);
+	while (i < o->empty_n) {
+		size_t e = o->empty[i];
+
+		if (look(o->arg, e, now_ns, &o->src[e].key, &o->src[e].visible_at)) {
+			o->empty[i] = o->empty[--o->empty_n];
+			mgcap_order_heap_push(o, e);
+		} else {
+			i++;
+		}
+	}
+	*wait_ns = 0;
+	if (!o->heap_n)
+		return -1;
+	best_i = o->heap[0].src;
+	best = &o->src[best_i];
+
+	waited = now_ns - best->visible_at;
+	if (waited < o->hold_ns && mgcap_order_held_back(o, best->key)) {
+		*wait_ns = o->hold_ns - waited;
+		return -1;
+	}
+	o->top_stale = 1;
+	best->last_key = best->key;
+	return (long)best_i;
+}
+
+#endif /* MGCAP_ORDER_H */
