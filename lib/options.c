@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <assert.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "options.h"
+#include "parse.h"
 
 /* the column where descriptions start, as in GNU tools' --help */
 #define HELP_COLUMN	26
@@ -107,4 +109,68 @@ const char *tool_option_spelling(const struct tool_option *opts, int key)
 		return s;
 	}
 	return "?";
+}
+
+/* @o's value from @arg into its destination: 0, or -1 when it is bad. */
+static int parse_value(const struct tool_option *o, const char *arg)
+{
+	uint64_t scale = o->scale ? o->scale : 1, v;
+	char *end;
+
+	switch (o->type) {
+	case TOOL_OPT_FLAG:
+		*(int *)o->dest = 1;
+		return 0;
+	case TOOL_OPT_STRING:
+		*(const char **)o->dest = arg;
+		return 0;
+	case TOOL_OPT_FUNC:
+		return o->parse(arg, o->dest);
+	case TOOL_OPT_SIZE:
+		if (mgcap_parse_size(arg, &v))
+			return -1;
+		break;
+	case TOOL_OPT_U32:
+	case TOOL_OPT_U64:
+		if (*arg < '0' || *arg > '9')
+			return -1;
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (errno || *end)
+			return -1;
+		break;
+	default:
+		return -1;
+	}
+	if (v < o->min || v > o->max || v > UINT64_MAX / scale)
+		return -1;
+	if (o->type == TOOL_OPT_U32)
+		*(uint32_t *)o->dest = (uint32_t)(v * scale);
+	else
+		*(uint64_t *)o->dest = v * scale;
+	return 0;
+}
+
+int tool_parse_options(int argc, char **argv, const struct tool_help *h)
+{
+	struct tool_getopt g = { 0 };
+	const struct tool_option *o;
+	int c, ret;
+
+	while ((c = tool_getopt(argc, argv, h, &g)) != -1) {
+		for (o = h->options; o->key && o->key != c; o++)
+			;
+		if (!o->key)
+			return -1;	/* getopt said which */
+		assert(o->type != TOOL_OPT_CALLER);
+		ret = parse_value(o, optarg);
+		if (ret == -2)
+			return -1;	/* the option's parser said why */
+		if (ret) {
+			fprintf(stderr, "%s: bad value '%s' for %s\n", h->name, optarg,
+				tool_option_spelling(h->options, c));
+			return -1;
+		}
+	}
+	return optind;
 }

@@ -24,7 +24,7 @@ static const struct tool_command mgcap_commands[] = {
 };
 
 static const struct tool_option mgcap_options[] = {
-	{ 'j', "json", NULL, "show prints JSON" },
+	{ 'j', "json", NULL, "show prints JSON", .type = TOOL_OPT_CALLER },
 	TOOL_OPTION_HELP,
 	TOOL_OPTION_VERSION,
 	{ 0 },

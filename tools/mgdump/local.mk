@@ -1,5 +1,6 @@
-# mgdump: reader threads, a block buffer, one writer.  Its parts are a
-# library of their own (libmgdump.a), which the unit tests and the bench link.
+# mgdump: reader threads, a block buffer, one writer (tools/mgdump/mgdump.h).
+# Its block buffer and output are a library of their own (libmgdump.a), which
+# the unit tests and the bench link.
 MGDUMP_PARTS = tools/mgdump/blockring.c tools/mgdump/blockring.h \
 	tools/mgdump/dump_output.c tools/mgdump/dump_output.h
 noinst_LIBRARIES += tools/mgdump/libmgdump.a
@@ -12,7 +13,8 @@ tools_mgdump_libmgdump_san_a_CFLAGS = $(AM_CFLAGS) $(SAN_CFLAGS)
 CLEANFILES += tools/mgdump/libmgdump-san.a
 
 sbin_PROGRAMS += tools/mgdump/mgdump
-tools_mgdump_mgdump_SOURCES = tools/mgdump/mgdump.c
+tools_mgdump_mgdump_SOURCES = tools/mgdump/mgdump.h tools/mgdump/main.c tools/mgdump/options.c \
+	tools/mgdump/sources.c tools/mgdump/readers.c tools/mgdump/writer.c tools/mgdump/stats.c
 tools_mgdump_mgdump_CPPFLAGS = $(LIB_CPPFLAGS)
 tools_mgdump_mgdump_LDADD = tools/mgdump/libmgdump.a $(LIBMGCAP) -lpcap -lpthread -ldl
 # installed, it finds the mgcap libpcap by itself; in the build tree, use mgcap-run

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * mgdump: every packet of an mgcap device to pcapng, losing nothing a
+ * buffer can absorb (its parts: mgdump.h).
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "mgcap_adapter.h"
+#include "mgcap_time.h"
+#include "mgdump.h"
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	mgdump_request_stop();
+}
+
+int main(int argc, char **argv)
+{
+	struct dump_output out;
+	struct sigaction sa;
+	size_t i, started = 0;
+	int ret;
+
+	if (mgdump_parse_args(argc, argv))
+		return 2;
+	/* POSIX's way to take a function from dlsym() */
+	*(void **)&tstamp_report = dlsym(RTLD_DEFAULT, MGCAP_TSTAMP_REPORT_SYMBOL);
+	if (mgdump_open_readers())
+		return 1;
+	memset(&out, 0, sizeof(out));
+	out.path = cfg.path;
+	out.rotate_bytes = cfg.rotate_bytes;
+	out.keep = cfg.keep;
+	out.ifs = ifs;
+	out.nifs = nreaders;
+	out.collect_stats = mgdump_collect_stats;
+	if (dump_output_open(&out)) {
+		fprintf(stderr, "mgdump: %s\n", out.error);
+		return 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	start_ns = mgcap_now_ns(CLOCK_REALTIME);
+	ret = mgdump_start_readers(&started);
+	if (!ret)
+		ret = mgdump_pin_writer();
+	if (!ret)
+		ret = mgdump_write_loop(&out);
+	mgdump_stop_readers(started);
+	if (dump_output_close(&out) && !ret) {
+		fprintf(stderr, "mgdump: %s\n", out.error);
+		ret = -1;
+	}
+	/* a signal now would break the loop of a handle being closed */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	for (i = 0; i < nreaders; i++) {
+		pcap_close(readers[i].pcap);
+		blockring_free(&readers[i].ring);
+	}
+	return ret ? 1 : 0;
+}

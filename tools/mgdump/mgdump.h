@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * mgdump's parts and the state they share.  One reader thread per source
+ * (readers.c; sources.c opens them) formats enhanced packet blocks into its
+ * own part of a large buffer; the writer (writer.c, the main thread) writes
+ * them out; stats.c reports.  The configuration comes from the option table
+ * (options.c).
+ */
+#ifndef MGDUMP_H
+#define MGDUMP_H
+
+#include <pcap/pcap.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blockring.h"
+#include "dump_output.h"
+#include "mgcap_source.h"
+
+#define MAX_READERS 64
+
+struct mgdump_config {
+	const char *devs[MGCAP_MAX_DEVICES], *path, *filter;
+	size_t ndevs;
+	int mgcap_only[MGCAP_MAX_DEVICES];	/* -i mgcap:DEV */
+	uint64_t rotate_bytes, buffer_bytes, count;
+	uint32_t keep, duration_s, snaplen;
+	int merged, writer_cpu, quiet, decap;
+	int tstamp;		/* PCAP_TSTAMP_*; -1: adapter where the NIC has a clock */
+	int cpus[MAX_READERS], ncpus;
+};
+extern struct mgdump_config cfg;
+
+struct reader {
+	pthread_t thread;
+	pcap_t *pcap;
+	struct blockring ring;
+	uint32_t ifid;
+	int cpu;		/* -1: not pinned */
+	uint64_t captured;	/* blocks put in the buffer */
+	uint64_t written;	/* by the writer */
+	struct pcap_stat last;	/* for the statistics blocks */
+	int tstamp_type;	/* PCAP_TSTAMP_*: what its stamps are */
+	uint32_t ns_per_frac;	/* ns in a unit of ts.tv_usec: 1, or 1000 from a source without ns */
+};
+
+extern struct reader readers[MAX_READERS];
+extern struct dump_interface ifs[MAX_READERS];
+extern size_t nreaders;
+extern volatile sig_atomic_t stopping;
+extern uint64_t start_ns;
+/* the mgcap libpcap's report on a handle's stamps, if that is the libpcap in use */
+extern int (*tstamp_report)(pcap_t *p, char *buf, size_t len);
+
+/* options.c: the command line into cfg; 0, or -1 (it said why) */
+int mgdump_parse_args(int argc, char **argv);
+
+/* sources.c: every source opened, a reader and an interface each; 0, or -1 */
+int mgdump_open_readers(void);
+
+/* readers.c */
+int mgdump_start_readers(size_t *started);
+void mgdump_request_stop(void);
+void mgdump_stop_readers(size_t started);	/* and joins them */
+int mgdump_readers_running(void);
+int mgdump_readers_joined(void);
+int mgdump_pin_writer(void);
+
+/* writer.c: drains the readers' buffers into @out until stopped; 0, or -1 */
+int mgdump_write_loop(struct dump_output *out);
+void mgdump_wake_writer(void);
+
+/* stats.c */
+void mgdump_collect_stats(struct pcapng_if_stats *st, size_t n, void *arg);
+void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t bytes, int final);
+
+#endif /* MGDUMP_H */

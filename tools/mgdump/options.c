@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* mgdump's options: one table parses them, prints --help and makes the man page. */
+#include <pcap/pcap.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgdump.h"
+#include "options.h"
+#include "parse.h"
+
+struct mgdump_config cfg = { .snaplen = 96, .buffer_bytes = 256ULL << 20, .writer_cpu = -1,
+			     .tstamp = -1 };
+
+/* -i: DEV, or mgcap:DEV (its capture started where nobody captures it) */
+static int parse_device(const char *arg, void *dest)
+{
+	struct mgdump_config *c = dest;
+	const char *dev = arg;
+	size_t k;
+
+	if (c->ndevs == MGCAP_MAX_DEVICES) {
+		fprintf(stderr, "mgdump: more than %d devices (-i)\n", MGCAP_MAX_DEVICES);
+		return -2;
+	}
+	if (!strncmp(dev, MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX))) {
+		dev += strlen(MGCAP_SOURCE_PREFIX);
+		c->mgcap_only[c->ndevs] = 1;
+		if (mgcap_check_ifname(dev)) {
+			fprintf(stderr, "mgdump: -i mgcap:DEV takes a device name, not '%s'\n", dev);
+			return -2;
+		}
+	}
+	for (k = 0; k < c->ndevs; k++) {
+		if (!strcmp(c->devs[k], dev)) {
+			fprintf(stderr, "mgdump: -i %s given twice\n", dev);
+			return -2;
+		}
+	}
+	c->devs[c->ndevs++] = dev;
+	return 0;
+}
+
+/* --cpus: a comma-separated list of CPUs */
+static int parse_cpus(const char *arg, void *dest)
+{
+	struct mgdump_config *c = dest;
+	char *copy = strdup(arg), *tok, *save = NULL;
+	uint32_t cpu;
+
+	c->ncpus = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (mgcap_parse_u32(tok, 0, CPU_SETSIZE - 1, &cpu) || c->ncpus == MAX_READERS) {
+			free(copy);
+			return -1;
+		}
+		c->cpus[c->ncpus++] = (int)cpu;
+	}
+	free(copy);
+	return c->ncpus ? 0 : -1;
+}
+
+static int parse_cpu(const char *arg, void *dest)
+{
+	uint32_t cpu;
+
+	if (mgcap_parse_u32(arg, 0, CPU_SETSIZE - 1, &cpu))
+		return -1;
+	*(int *)dest = (int)cpu;
+	return 0;
+}
+
+static int parse_tstamp(const char *arg, void *dest)
+{
+	int type = pcap_tstamp_type_name_to_val(arg);
+
+	if (type != PCAP_TSTAMP_HOST && type != PCAP_TSTAMP_ADAPTER &&
+	    type != PCAP_TSTAMP_ADAPTER_UNSYNCED)
+		return -1;
+	*(int *)dest = type;
+	return 0;
+}
+
+enum { OPT_CPUS = OPT_LONG_ONLY, OPT_WRITER_CPU, OPT_MERGED, OPT_TSTAMP };
+
+static const struct tool_option mgdump_options[] = {
+	{ 'i', "interface", "DEV", "DEV's mgcap queues, else the libpcap device; mgcap:DEV starts a capture; again for more",
+	  .type = TOOL_OPT_FUNC, .dest = &cfg, .parse = parse_device },
+	{ 'w', "write", "FILE", "the pcapng file to write, - for standard output",
+	  .type = TOOL_OPT_STRING, .dest = &cfg.path },
+	{ 'C', "file-size", "MB", "a new file every MB million bytes: FILE, FILE1, FILE2, ...",
+	  .type = TOOL_OPT_U64, .dest = &cfg.rotate_bytes, .min = 1, .max = 1000000,
+	  .scale = 1000000 },	/* tcpdump's -C unit */
+	{ 'W', "file-count", "N", "with -C, keep at most N files, reusing their names",
+	  .type = TOOL_OPT_U32, .dest = &cfg.keep, .min = 1, .max = 100000 },
+	{ 's', "snaplen", "SNAPLEN", "bytes kept of each packet (default 96)",
+	  .type = TOOL_OPT_U32, .dest = &cfg.snaplen, .min = 1, .max = 262144 },
+	{ 'c', "count", "COUNT", "stop after COUNT packets",
+	  .type = TOOL_OPT_U64, .dest = &cfg.count, .min = 1, .max = UINT32_MAX },
+	{ 'G', "seconds", "SECONDS", "stop after SECONDS seconds",
+	  .type = TOOL_OPT_U32, .dest = &cfg.duration_s, .min = 1, .max = 10000000 },
+	{ 'B', "buffer-size", "MB", "buffer between the readers and the writer (default 256)",
+	  .type = TOOL_OPT_U64, .dest = &cfg.buffer_bytes, .min = 1, .max = 65536,
+	  .scale = 1 << 20 },
+	{ 'd', "decapsulate", NULL, "write the frame inside ERSPAN packets (types I, II, III)",
+	  .type = TOOL_OPT_FLAG, .dest = &cfg.decap },
+	{ OPT_CPUS, "cpus", "LIST", "CPUs for the reader threads, one per queue, round robin",
+	  .type = TOOL_OPT_FUNC, .dest = &cfg, .parse = parse_cpus },
+	{ OPT_WRITER_CPU, "writer-cpu", "N", "the CPU for the writer thread",
+	  .type = TOOL_OPT_FUNC, .dest = &cfg.writer_cpu, .parse = parse_cpu },
+	{ OPT_MERGED, "merged", NULL, "one interface a device, all in time-stamp order",
+	  .type = TOOL_OPT_FLAG, .dest = &cfg.merged },
+	{ OPT_TSTAMP, "tstamp", "TYPE", "time stamps: adapter, adapter_unsynced or host (see below)",
+	  .type = TOOL_OPT_FUNC, .dest = &cfg.tstamp, .parse = parse_tstamp },
+	{ 'q', "quiet", NULL, "no status line",
+	  .type = TOOL_OPT_FLAG, .dest = &cfg.quiet },
+	TOOL_OPTION_HELP,
+	TOOL_OPTION_VERSION,
+	{ 0 },
+};
+
+static const struct tool_help mgdump_help = {
+	.name = "mgdump",
+	.synopsis = "-i DEV -w FILE|- [OPTION...] [FILTER...]",
+	.summary = "Records every packet of a device to pcapng: one reader thread per receive\n"
+		   "queue, a large buffer, one writer thread.  FILTER is a pcap-filter(7)\n"
+		   "expression.",
+	.options = mgdump_options,
+	.notes = "Time stamps: adapter is the NIC's clock converted to system time, the\n"
+		 "default where the NIC has a clock (PHC); adapter_unsynced is its raw time,\n"
+		 "the default for other mgcap devices; host is the kernel's.  Each interface's\n"
+		 "description says which it got, and its statistics what the conversion did.\n"
+		 "\n"
+		 "Several -i read several mgcap devices, such as the two ports of a tap: each\n"
+		 "queue its own interface, or with --merged each device, and then all of them\n"
+		 "in the order of their stamps (in system time with adapter stamps).\n"
+		 "\n"
+		 "Exit status: 0 when it stopped as asked (-c, -G, SIGINT, SIGTERM), 1 when\n"
+		 "capturing or writing failed, 2 for bad arguments.",
+};
+
+/* A CPU given with --cpus or --writer-cpu must be one this process may use. */
+static int check_cpu(int cpu, const char *option)
+{
+	cpu_set_t allowed;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_ISSET(cpu, &allowed))
+		return 0;
+	fprintf(stderr, "mgdump: CPU %d (%s) is not available to this process\n", cpu, option);
+	return -1;
+}
+
+/* The operands: the filter expression, its words joined by spaces. */
+static int join_filter(int argc, char **argv, int first)
+{
+	static char filter[4096];
+	size_t used = 0;
+	int i;
+
+	filter[0] = '\0';
+	for (i = first; i < argc; i++) {
+		int n = snprintf(filter + used, sizeof(filter) - used, "%s%s", used ? " " : "",
+				 argv[i]);
+
+		if (n < 0 || (size_t)n >= sizeof(filter) - used) {
+			fprintf(stderr, "mgdump: filter too long\n");
+			return -1;
+		}
+		used += (size_t)n;
+	}
+	cfg.filter = filter[0] ? filter : NULL;
+	return 0;
+}
+
+int mgdump_parse_args(int argc, char **argv)
+{
+	int first = tool_parse_options(argc, argv, &mgdump_help), i;
+
+	if (first < 0)
+		return -1;
+	if (!cfg.ndevs || !cfg.path) {
+		fprintf(stderr, "mgdump: %s\n",
+			!cfg.ndevs ? "no device (-i DEV)" : "no output (-w FILE or -w -)");
+		return -1;
+	}
+	if (cfg.keep && !cfg.rotate_bytes) {
+		fprintf(stderr, "mgdump: -W needs -C\n");
+		return -1;
+	}
+	if (join_filter(argc, argv, first))
+		return -1;
+	for (i = 0; i < cfg.ncpus; i++)
+		if (check_cpu(cfg.cpus[i], "--cpus"))
+			return -1;
+	if (cfg.writer_cpu >= 0 && check_cpu(cfg.writer_cpu, "--writer-cpu"))
+		return -1;
+	return 0;
+}

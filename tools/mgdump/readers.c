@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The reader threads: each reads its libpcap handle and formats its packets
+ * as enhanced packet blocks into its own buffer, then wakes the writer.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "erspan.h"
+#include "mgdump.h"
+#include "pcapng.h"
+
+/* reader threads still running: the writer's last pass waits for them */
+static unsigned int readers_running;
+static int readers_joined;	/* their handles may be asked anything now */
+
+static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
+{
+	struct reader *r = (struct reader *)user;
+	uint32_t len = (uint32_t)pcapng_epb_size(h->caplen);
+	uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ULL +
+		      (uint64_t)h->ts.tv_usec * r->ns_per_frac;
+	uint32_t caplen = h->caplen, wirelen = h->len;
+	uint8_t *p;
+
+	if (cfg.decap) {
+		int off = erspan_inner_offset(bytes, caplen);
+
+		if (off > 0) {
+			bytes += off;
+			caplen -= (uint32_t)off;
+			wirelen -= (uint32_t)off;
+			len = (uint32_t)pcapng_epb_size(caplen);
+		}
+	}
+	p = blockring_reserve(&r->ring, len);
+	if (!p)
+		return;		/* counted by the ring: a buffer drop */
+	pcapng_epb(p, len, r->ifid, ts, bytes, caplen, wirelen);
+	blockring_commit(&r->ring, len);
+	r->captured++;
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+
+	while (!stopping) {
+		int n = pcap_dispatch(r->pcap, -1, on_packet, (u_char *)r);
+
+		if (n == PCAP_ERROR) {
+			fprintf(stderr, "mgdump: %s\n", pcap_geterr(r->pcap));
+			mgdump_request_stop();
+		}
+		if (n)
+			mgdump_wake_writer();
+	}
+	/* its last blocks are in the buffer: pairs with the writer's last pass */
+	__atomic_sub_fetch(&readers_running, 1, __ATOMIC_RELEASE);
+	mgdump_wake_writer();
+	return NULL;
+}
+
+int mgdump_readers_running(void)
+{
+	return __atomic_load_n(&readers_running, __ATOMIC_ACQUIRE) != 0;
+}
+
+int mgdump_readers_joined(void)
+{
+	return readers_joined;
+}
+
+static void only_cpu(cpu_set_t *set, int cpu)
+{
+	CPU_ZERO(set);
+	CPU_SET(cpu, set);
+}
+
+/* Thread attributes pinning a thread to @cpu (-1: anywhere). */
+static int pinned_attr(pthread_attr_t *attr, int cpu)
+{
+	cpu_set_t set;
+	int err = pthread_attr_init(attr);
+
+	if (err || cpu < 0)
+		return err;
+	only_cpu(&set, cpu);
+	return pthread_attr_setaffinity_np(attr, sizeof(set), &set);
+}
+
+/* One thread per reader, each on its CPU. */
+int mgdump_start_readers(size_t *started)
+{
+	pthread_attr_t attr;
+	int err;
+
+	for (*started = 0; *started < nreaders; (*started)++) {
+		struct reader *r = &readers[*started];
+
+		err = pinned_attr(&attr, r->cpu);
+		if (!err) {
+			__atomic_add_fetch(&readers_running, 1, __ATOMIC_RELAXED);
+			err = pthread_create(&r->thread, &attr, reader_main, r);
+			if (err)
+				__atomic_sub_fetch(&readers_running, 1, __ATOMIC_RELAXED);
+			pthread_attr_destroy(&attr);
+		}
+		if (err) {
+			fprintf(stderr, "mgdump: cannot start the reader of %s: %s\n",
+				ifs[*started].name, strerror(err));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The writer is the main thread: on its CPU, if one was given. */
+int mgdump_pin_writer(void)
+{
+	cpu_set_t set;
+	int err;
+
+	if (cfg.writer_cpu < 0)
+		return 0;
+	only_cpu(&set, cfg.writer_cpu);
+	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (err) {
+		fprintf(stderr, "mgdump: cannot pin the writer to CPU %d: %s\n", cfg.writer_cpu,
+			strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Stops every reader, including one waiting in a read that would not end
+ * by itself (AF_PACKET's, on an idle device).  Safe in a signal handler, as
+ * pcap_breakloop() is.
+ */
+void mgdump_request_stop(void)
+{
+	size_t i;
+
+	stopping = 1;
+	for (i = 0; i < nreaders; i++)
+		pcap_breakloop(readers[i].pcap);
+}
+
+void mgdump_stop_readers(size_t started)
+{
+	size_t i;
+
+	mgdump_request_stop();
+	for (i = 0; i < started; i++)
+		pthread_join(readers[i].thread, NULL);
+	readers_joined = 1;
+}

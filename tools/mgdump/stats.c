@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* What mgdump reports: the files' statistics blocks, the status line, the summary. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "mgcap_time.h"
+#include "mgdump.h"
+#include "pcapng.h"
+
+/*
+ * What the stamps of @r are, for a statistics block.  At the end, with what
+ * the conversion of adapter stamps did (its counters belong to the reader
+ * thread until then).
+ */
+static void tstamp_note(struct reader *r, char *buf, size_t len)
+{
+	char report[PCAPNG_NOTE_MAX - 48];
+
+	if (!mgdump_readers_joined() || !tstamp_report ||
+	    tstamp_report(r->pcap, report, sizeof(report)) < 0)
+		report[0] = '\0';
+	snprintf(buf, len, "time stamps: %s%s%s", pcap_tstamp_type_val_to_name(r->tstamp_type),
+		 report[0] ? ", " : "", report);
+}
+
+/* Statistics for the closing blocks of a file: the counters as of now. */
+void mgdump_collect_stats(struct pcapng_if_stats *st, size_t n, void *arg)
+{
+	uint64_t now = mgcap_now_ns(CLOCK_REALTIME);
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < n && i < nreaders; i++) {
+		struct reader *r = &readers[i];
+
+		pcap_stats(r->pcap, &r->last);
+		st[i].start_ns = start_ns;
+		st[i].end_ns = now;
+		st[i].received = r->last.ps_recv;
+		st[i].if_dropped = r->last.ps_ifdrop;
+		st[i].os_dropped = r->last.ps_drop;
+		st[i].delivered = r->written;
+		st[i].buffer_dropped = __atomic_load_n(&r->ring.dropped, __ATOMIC_RELAXED);
+		tstamp_note(r, st[i].note, sizeof(st[i].note));
+	}
+}
+
+void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t bytes, int final)
+{
+	uint64_t pkts = 0, ring_drops = 0, buf_drops = 0, fill = 0, hwm = 0, cap = 0;
+	size_t i;
+
+	for (i = 0; i < nreaders; i++) {
+		struct pcap_stat st;
+
+		if (pcap_stats(readers[i].pcap, &st) == 0)
+			ring_drops += st.ps_drop;
+		pkts += readers[i].written;
+		buf_drops += __atomic_load_n(&readers[i].ring.dropped, __ATOMIC_RELAXED);
+		fill += blockring_fill(&readers[i].ring);
+		hwm += __atomic_load_n(&readers[i].ring.high_water, __ATOMIC_RELAXED);
+		cap += readers[i].ring.size;
+	}
+	if (final) {
+		uint64_t read = 0;
+
+		fprintf(stderr, "mgdump: %" PRIu64 " packets written, %" PRIu64 " bytes; dropped: %"
+			PRIu64 " in the rings, %" PRIu64 " in the buffer; buffer high-water %" PRIu64
+			"%%\n", pkts, bytes, ring_drops, buf_drops, cap ? hwm * 100 / cap : 0);
+		/* the readers are gone: every packet they read is in the file, but -c's surplus */
+		for (i = 0; i < nreaders; i++)
+			read += readers[i].captured;
+		if (!cfg.count && read != pkts)
+			fprintf(stderr, "mgdump: %" PRIu64 " packets read were not written\n",
+				read - pkts);
+	} else {
+		fprintf(stderr, "\r%" PRIu64 " pkt/s %.1f MB/s drops ring %" PRIu64 " buffer %" PRIu64
+			" buffer %" PRIu64 "%% (high %" PRIu64 "%%)   ", pkts - *last_pkts,
+			(double)(bytes - *last_bytes) / 1e6, ring_drops, buf_drops,
+			cap ? fill * 100 / cap : 0, cap ? hwm * 100 / cap : 0);
+	}
+	*last_pkts = pkts;
+	*last_bytes = bytes;
+}

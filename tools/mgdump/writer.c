@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The writer: drains every reader's buffer into the output, each reader's
+ * blocks as they come, or with --merged over several devices all of them in
+ * stamp order (mgcap_order.h, the merge libpcap's module uses too).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mgcap_order.h"
+#include "mgcap_time.h"
+#include "mgdump.h"
+#include "pcapng.h"
+
+volatile sig_atomic_t stopping;
+uint64_t start_ns;
+
+/*
+ * The writer sleeps while every buffer is empty; a reader that has put
+ * blocks in wakes it, once a batch and only when it sleeps.  Without a
+ * signal it still wakes every WRITER_NAP_MS for the status line, -G and
+ * stopping.
+ */
+#define WRITER_NAP_MS	100
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int sleeping;
+} writer_wake = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+
+void mgdump_wake_writer(void)
+{
+	/* pairs with the writer's fence: it sees our blocks, or we see it asleep */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&writer_wake.sleeping, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&writer_wake.lock);
+	pthread_cond_signal(&writer_wake.cond);
+	pthread_mutex_unlock(&writer_wake.lock);
+}
+
+static int buffers_empty(void)
+{
+	size_t i;
+
+	for (i = 0; i < nreaders; i++)
+		if (blockring_fill(&readers[i].ring))
+			return 0;
+	return 1;
+}
+
+/* The writer found nothing: sleep until a reader has blocks, or a nap's end. */
+static void writer_sleep(void)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += WRITER_NAP_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&writer_wake.lock);
+	__atomic_store_n(&writer_wake.sleeping, 1, __ATOMIC_RELAXED);
+	/* pairs with mgdump_wake_writer(): a block committed before it is seen here */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (buffers_empty() && !stopping)
+		pthread_cond_timedwait(&writer_wake.cond, &writer_wake.lock, &until);
+	__atomic_store_n(&writer_wake.sleeping, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&writer_wake.lock);
+}
+
+/*
+ * --merged over several devices: each reader's blocks are in stamp order
+ * (its device's queues merged by libpcap), and they go out oldest first
+ * across the readers, a block at a time through a staging buffer.  A device
+ * with nothing buffered may still bring an older block, so the oldest waits
+ * for it, DEVICE_HOLD_NS at most (a quiet port of a tap must not stop the
+ * other); stopping waits for nothing.
+ */
+#define DEVICE_HOLD_NS	200000000ULL
+static struct {
+	struct mgcap_order order;
+	uint64_t visible_at[MAX_READERS];	/* when its first block was seen; 0: not yet */
+	uint64_t pending[MAX_READERS];		/* blocks staged, not yet written */
+	uint8_t buf[1 << 20];
+	size_t len;
+} in_order;
+
+/* The order's look at a reader: its oldest block's stamp. */
+static int look_at_reader(void *arg, size_t i, uint64_t now_ns, uint64_t *key,
+			  uint64_t *visible_at)
+{
+	const uint8_t *data;
+
+	(void)arg;
+	if (!blockring_peek(&readers[i].ring, &data))
+		return 0;
+	if (!in_order.visible_at[i])
+		in_order.visible_at[i] = now_ns;
+	*key = pcapng_epb_ts(data);
+	*visible_at = in_order.visible_at[i];
+	return 1;
+}
+
+static int flush_in_order(struct dump_output *out)
+{
+	size_t i;
+	int ret = in_order.len ? dump_output_write(out, in_order.buf, in_order.len) : 0;
+
+	for (i = 0; i < nreaders; i++) {
+		if (!ret)
+			readers[i].written += in_order.pending[i];
+		in_order.pending[i] = 0;
+	}
+	in_order.len = 0;
+	if (ret)
+		fprintf(stderr, "mgdump: %s\n", out->error);
+	return ret;
+}
+
+/*
+ * Writes what can go in order now; *@idle cleared if anything went, *@held
+ * set when the oldest block waits for a reader with nothing buffered.
+ */
+static int write_in_order(struct dump_output *out, uint64_t *total, uint64_t *bytes, int *idle,
+			  int *held)
+{
+	if (stopping)
+		in_order.order.hold_ns = 0;
+	while (!cfg.count || *total < cfg.count) {
+		uint64_t wait_ns;
+		long best = mgcap_order_next_with(&in_order.order, mgcap_now_ns(CLOCK_MONOTONIC),
+						  &wait_ns, look_at_reader);
+		const uint8_t *data;
+		size_t len;
+
+		if (best < 0) {
+			*held = wait_ns != 0;
+			break;
+		}
+		*idle = 0;
+		blockring_peek(&readers[best].ring, &data);
+		len = pcapng_block_len(data);
+		if (in_order.len + len > sizeof(in_order.buf) && flush_in_order(out))
+			return -1;
+		memcpy(in_order.buf + in_order.len, data, len);
+		in_order.len += len;
+		in_order.pending[best]++;
+		blockring_release(&readers[best].ring, len);
+		in_order.visible_at[best] = 0;
+		(*total)++;
+		*bytes += len;
+	}
+	return flush_in_order(out);
+}
+
+/* Each reader's blocks as they are, whole blocks at a time: 0, or -1 (it said why). */
+static int write_as_read(struct dump_output *out, uint64_t *total, uint64_t *bytes, int *idle)
+{
+	size_t i;
+
+	for (i = 0; i < nreaders; i++) {
+		struct reader *r = &readers[i];
+		const uint8_t *data;
+		size_t n = blockring_peek(&r->ring, &data), take, blocks;
+
+		if (!n)
+			continue;
+		*idle = 0;
+		take = pcapng_whole_blocks(data, n, cfg.count ? cfg.count - *total : 0, &blocks);
+		if (take && dump_output_write(out, data, take)) {
+			/* what did make it into the file counts as written */
+			pcapng_whole_blocks(data, out->kept, 0, &blocks);
+			r->written += blocks;
+			fprintf(stderr, "mgdump: %s\n", out->error);
+			return -1;
+		}
+		blockring_release(&r->ring, take);
+		r->written += blocks;
+		*total += blocks;
+		*bytes += take;
+		if (cfg.count && *total >= cfg.count)
+			break;
+	}
+	return 0;
+}
+
+int mgdump_write_loop(struct dump_output *out)
+{
+	uint64_t total = 0, bytes = 0, last_pkts = 0, last_bytes = 0;
+	uint64_t next_status = mgcap_now_ns(CLOCK_REALTIME) + 1000000000ULL, end = 0;
+	int tty = isatty(STDERR_FILENO) && !cfg.quiet && strcmp(cfg.path, "-");
+	int merged = cfg.merged && nreaders > 1;
+
+	if (merged && mgcap_order_init(&in_order.order, nreaders, DEVICE_HOLD_NS, look_at_reader,
+				       NULL)) {
+		fprintf(stderr, "mgdump: out of memory\n");
+		return -1;
+	}
+	if (cfg.duration_s)
+		end = start_ns + (uint64_t)cfg.duration_s * 1000000000ULL;
+	for (;;) {
+		/*
+		 * Done once stopping with no reader left: a reader still in its
+		 * batch when the stop came puts blocks in after a pass that
+		 * found the buffers empty.
+		 */
+		int idle = 1, held = 0;
+		int done = stopping && !mgdump_readers_running();
+		int failed = merged ? write_in_order(out, &total, &bytes, &idle, &held) :
+				      write_as_read(out, &total, &bytes, &idle);
+
+		if (failed) {
+			mgdump_request_stop();
+			return -1;
+		}
+		if (cfg.count && total >= cfg.count) {
+			mgdump_request_stop();
+			done = 1;
+		}
+		if (tty && mgcap_now_ns(CLOCK_REALTIME) >= next_status) {
+			mgdump_status_line(&last_pkts, &last_bytes, bytes, 0);
+			next_status += 1000000000ULL;
+		}
+		if (end && mgcap_now_ns(CLOCK_REALTIME) >= end)
+			mgdump_request_stop();
+		if (done && (idle || (cfg.count && total >= cfg.count)))
+			break;
+		if (held)	/* blocks are there, but must wait: the buffers would not let it sleep */
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		else if (idle)
+			writer_sleep();
+	}
+	if (merged)
+		mgcap_order_free(&in_order.order);
+	if (tty)
+		fputc('\n', stderr);
+	if (!cfg.quiet)
+		mgdump_status_line(&last_pkts, &last_bytes, bytes, 1);
+	return 0;
+}
