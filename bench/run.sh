@@ -100,6 +100,16 @@ if [ -n "$profile_only" ]; then
 	exec python3 "$src/bench/report.py" --profile "$bb/profile"
 fi
 
+# counted FN TOTAL: whether callgrind counted FN's instructions (none if the
+# compiler inlined it: then no figure, and a warning, rather than a wrong one)
+counted() {
+	case $2 in
+	'' | *[!0-9]*)
+		echo "bench: warning: callgrind counted no instructions in $1 (inlined?): figure left out" >&2
+		return 1 ;;
+	esac
+}
+
 echo "bench: host read path"
 "$bb/readpath" 64 128 256 1518 >"$res/readpath.csv"
 echo "reader,size,packets,instructions,callback_instructions" >"$res/readpath-callgrind.csv"
@@ -113,6 +123,7 @@ for size in 64 1518; do
 			"$bb/readpath" --once $reader $size $n
 		total=$(callgrind_annotate "$bb/cg.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
 		cb=$(callgrind_annotate "$bb/cg.out" | awk '/:count_packet / { gsub(",", "", $1); print $1; exit }')
+		counted "$fn" "$total" || continue
 		echo "$reader,$size,$n,$total,${cb:-0}" >>"$res/readpath-callgrind.csv"
 	done
 done
@@ -125,6 +136,7 @@ for queues in 1 4 16 64; do
 		"$bb/readpath" --merge $queues $n
 	total=$(callgrind_annotate "$bb/cg.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
 	cb=$(callgrind_annotate "$bb/cg.out" | awk '/:count_packet / { gsub(",", "", $1); print $1; exit }')
+	counted deliver_merged "$total" || continue
 	echo "$queues,$n,$total,${cb:-0}" >>"$res/merge-callgrind.csv"
 done
 
