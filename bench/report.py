@@ -297,7 +297,7 @@ def profile_tables(prof):
             d = v - base.get((dso, sym), 0.0)
             out.append(f"| {dso} | `{sym}` | {fmt(v)} | {'-' if c == ref else f'{d:+,.0f}'} |")
         if c != ref:
-            gained = {k: rows.get(k, 0.0) - base.get(k, 0.0) for k in rows.keys() | base.keys()}
+            gained = {k: rows.get(k, 0.0) - base.get(k, 0.0) for k in sorted(rows.keys() | base.keys())}
             top = sorted(gained.items(), key=lambda kv: -kv[1])[:10]
             out.append(f"\nWhat it adds most to {CONTENDERS[ref]}: " + ", ".join(
                 f"`{sym}` {d:+,.0f}" for (dso, sym), d in top) + ".")
@@ -340,6 +340,8 @@ def merge_table():
         out.append("|---:|---:|---:|")
         for q, v in sorted(res.items()):
             out.append(f"| {q} | {v:.1f} | {v / res[min(res)]:.2f}x |")
+    else:
+        out.append("No figures in this run (make bench's warnings say why).")
     return out, res
 
 
