@@ -11,7 +11,8 @@ Exits 1 if a figure is missing from one run or differs by more than
 import argparse
 import sys
 
-import report
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the source tree
+import report  # noqa: E402
 
 
 def figures(res):
