@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """agree.py RESULTS_A RESULTS_B: do two runs' instruction counts agree?
 
-Compares every instructions-a-packet figure (bench/results/cost.csv: the
-median of the measured rounds, per load, size, stamps and contender) of two
-runs, made on different boots, and prints each pair with its difference.
+Compares every instructions-a-packet figure (cost.csv in a run's results:
+build/bench/results or a copy of it; the median of the measured rounds, per
+load, size, stamps and contender) of two runs, made on different boots, and
+prints each pair with its difference. make bench runs it with
+MGCAP_BENCH_AGREE=RESULTS_A (bench/run.sh).
 Exits 1 if a figure is missing from one run or differs by more than
 --limit percent (default 1)."""
 import argparse
 import sys
 
-import report
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the source tree
+import report  # noqa: E402
 
 
 def figures(res):

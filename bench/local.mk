@@ -1,8 +1,14 @@
-# Benchmarks: make bench runs them all and writes BENCHMARKS.md (check-local
-# builds the programs, so that they keep compiling).
+# Benchmarks: make bench runs them all and writes the raw results, the plots
+# and the report to the build tree (build/bench/results, build/bench/plots,
+# build/bench/BENCHMARKS.md), never to the source tree; make bench-publish
+# copies a run's report to BENCHMARKS.md and the files it links to into
+# bench/published/ (check-local builds the programs, so that they keep
+# compiling).
 BENCH_BIN = build/bench/readpath build/bench/writer
 BENCH_FILES = bench/agree.py bench/analysis.md bench/bench.h bench/guest-bench.sh \
-	bench/readpath.c bench/report.py bench/run.sh bench/writer.c
+	bench/publish.py bench/readpath.c bench/report.py bench/run.sh bench/writer.c
+# the run make bench-publish publishes: make bench-publish BENCH_RUN=DIR for another
+BENCH_RUN = $(abs_builddir)/build/bench
 EXTRA_DIST += $(BENCH_FILES)
 build/libpcap/libpcap.a: build/libpcap/libpcap.so.0.8
 	$(MAKE) -s -C build/libpcap libpcap.a >/dev/null
@@ -26,4 +32,7 @@ bench: all $(BENCH_BIN)
 # where each contender's instructions go (in-guest perf under icount), printed
 bench-profile: all
 	sh $(srcdir)/bench/run.sh $(abs_srcdir) $(abs_builddir) --profile
-PHONY += bench bench-profile
+# the run in BENCH_RUN to BENCHMARKS.md and bench/published/, for review and commit
+bench-publish:
+	python3 $(srcdir)/bench/publish.py $(BENCH_RUN) $(abs_srcdir)
+PHONY += bench bench-profile bench-publish

@@ -1,10 +1,21 @@
 #!/usr/bin/env python3
-"""report.py RESULTS_DIR BENCHMARKS_MD: tables, plots and targets from one run's CSV.
+"""report.py RESULTS_DIR REPORT_MD [--before DIR] [--plots DIR]: tables, plots
+and targets from one run's CSV.
+
+RESULTS_DIR is one run's raw results (make bench: build/bench/results), REPORT_MD
+the report to write (make bench: build/bench/BENCHMARKS.md; make bench-publish
+copies it to the source tree). The plots go to --plots (default: plots/ beside
+REPORT_MD) and the report links them relative to itself. --before: an earlier
+run's results (same method), the "before" column of the per-packet floor's
+targets; without it that table has none.
 
 VM figures are the best of the run's rounds (medians beside them), host
 figures medians; costs and ratios compare contenders measured side by side
 in the same run, never across runs.
+
+report.py --profile DIR: the profiles in DIR alone, printed.
 """
+import argparse
 import csv
 import os
 import statistics
@@ -13,6 +24,8 @@ import sys
 
 # set by main()
 RES = OUT = PLOTS = None
+# the source tree, where paths in the report are given from
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 CONTENDERS = {
     "baseline": "nothing capturing",
@@ -130,10 +143,14 @@ def floor_targets(summary):
 
 
 def floor_table(after, before_dir):
-    """The floor's targets now, and in the run kept in BEFORE_DIR (same method)."""
+    """The floor's targets now, and in the run in BEFORE_DIR (same method), if given."""
     now = floor_targets(after)
-    before = {name: value for name, value, _ in floor_targets(costs(before_dir))} \
-        if os.path.isdir(before_dir) else {}
+    if not before_dir:
+        out = ["| target (pktgen, 64 bytes) | now | met |", "|---|---:|---|"]
+        for name, value, ok in now:
+            out.append(f"| {name} | {value} | {'yes' if ok else '**no**'} |")
+        return out
+    before = {name: value for name, value, _ in floor_targets(costs(before_dir))}
     note = open(os.path.join(before_dir, "NOTE")).read().strip() \
         if os.path.exists(os.path.join(before_dir, "NOTE")) else ""
     out = ["| target (pktgen, 64 bytes) | before | now | met |", "|---|---:|---:|---|"]
@@ -142,6 +159,46 @@ def floor_table(after, before_dir):
     if note:
         out += ["", f"Before: {note}"]
     return out
+
+
+def shown_path(path):
+    """PATH as the report names it: from the source tree if it lies in it."""
+    path = os.path.abspath(path)
+    rel = os.path.relpath(path, SRC)
+    return path if rel.startswith("..") else rel
+
+
+def agree_summary(summary):
+    """A sentence on agree.txt (make bench with MGCAP_BENCH_AGREE), or None."""
+    diffs = []
+    for r in read("agree.txt"):
+        try:
+            diffs.append(float(r["difference_percent"]))
+        except (TypeError, ValueError):  # not a figure's row
+            pass
+    if not diffs:
+        return None
+    env = read_env("agree-environment.csv")
+    run = f"commit {env.get('commit', '?')}, {env.get('date', '?')}" if env else "?"
+    return (f"Against an earlier run ({run}), on another boot: of this run's "
+            f"{sum(len(by) for by in summary.values())} figures, {len(diffs)} are in both, "
+            f"the largest difference {max(diffs):.3f} %, {sum(d > 1 for d in diffs)} "
+            "beyond 1 % ([agree.txt](" + link("agree.txt") + "), bench/agree.py).")
+
+
+def read_env(name):
+    """RES/NAME's key,value rows as a dict, {} if it is not there."""
+    path = os.path.join(RES, name)
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return {r[0]: r[1] for r in csv.reader(f) if len(r) >= 2}
+
+
+def link(path):
+    """PATH (in RES or PLOTS) as the report links it: relative to the report."""
+    return os.path.relpath(os.path.join(RES, path) if not os.path.isabs(path) else path,
+                           os.path.dirname(os.path.abspath(OUT)))
 
 
 def adapter_table(summary):
@@ -240,7 +297,7 @@ def profile_tables(prof):
             d = v - base.get((dso, sym), 0.0)
             out.append(f"| {dso} | `{sym}` | {fmt(v)} | {'-' if c == ref else f'{d:+,.0f}'} |")
         if c != ref:
-            gained = {k: rows.get(k, 0.0) - base.get(k, 0.0) for k in rows.keys() | base.keys()}
+            gained = {k: rows.get(k, 0.0) - base.get(k, 0.0) for k in sorted(rows.keys() | base.keys())}
             top = sorted(gained.items(), key=lambda kv: -kv[1])[:10]
             out.append(f"\nWhat it adds most to {CONTENDERS[ref]}: " + ", ".join(
                 f"`{sym}` {d:+,.0f}" for (dso, sym), d in top) + ".")
@@ -283,6 +340,8 @@ def merge_table():
         out.append("|---:|---:|---:|")
         for q, v in sorted(res.items()):
             out.append(f"| {q} | {v:.1f} | {v / res[min(res)]:.2f}x |")
+    else:
+        out.append("No figures in this run (make bench's warnings say why).")
     return out, res
 
 
@@ -313,7 +372,7 @@ def burst_table():
 
 
 def histogram(name, title, columns, rows, ylabel=""):
-    """A clustered bar chart, bench/plots/NAME.png, from rows of (x, [values])."""
+    """A clustered bar chart, PLOTS/NAME.png, from rows of (x, [values])."""
     data = os.path.join(PLOTS, f"{name}.dat")
     with open(data, "w") as f:
         f.write("size " + " ".join(columns) + "\n")
@@ -334,6 +393,8 @@ plot for [i=2:{len(columns) + 1}] '{data}' using i:xtic(1) title columnheader(i)
 
 
 def plot(summary):
+    """The plots, in PLOTS; returns the names of those made."""
+    made = []
     os.makedirs(PLOTS, exist_ok=True)
     for old in os.listdir(PLOTS):
         os.remove(os.path.join(PLOTS, old))
@@ -349,14 +410,22 @@ def plot(summary):
                   shown, [(size, [summary[(load, size, hwts)].get(c, {}).get("added")
                                   for c in shown]) for size in sizes],
                   ylabel="instructions/packet")
+        made.append(f"{load}-added")
+    return made
 
 
 def main():
     global RES, OUT, PLOTS
-    RES, OUT = sys.argv[1], sys.argv[2]
-    PLOTS = os.path.join(os.path.dirname(OUT) or ".", "bench", "plots")
-    env = {r[0]: r[1] for r in csv.reader(open(os.path.join(RES, "environment.csv")))} \
-        if os.path.exists(os.path.join(RES, "environment.csv")) else {}
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results")
+    ap.add_argument("report")
+    ap.add_argument("--before", help="an earlier run's results, the floor's before column")
+    ap.add_argument("--plots", help="where the plots go (default: plots/ beside REPORT_MD)")
+    args = ap.parse_args()
+    RES, OUT = args.results, args.report
+    PLOTS = args.plots or os.path.join(os.path.dirname(os.path.abspath(OUT)), "plots")
+    env = read_env("environment.csv")
+    host = read_env("host.csv")
     summary = costs()
     frames = med([int(r["frames"]) for r in read("cost.csv")])
     cost_out = cost_tables(summary)
@@ -366,7 +435,8 @@ def main():
     wr_out, wr = writer_table()
     mg_out, mg = merge_table()
     bu_out, bu = burst_table()
-    plot(summary)
+    plots = plot(summary)
+    agreed = agree_summary(summary)
 
     def get(load, size, hwts, c, field):
         return summary.get((load, size, hwts), {}).get(c, {}).get(field)
@@ -434,12 +504,23 @@ def main():
         targets.append((f"pcapng writer 1.5x pcap_dump ({size} bytes; host wall clock)",
                         f"{ratio:.2f}x", ratio >= 1.5))
 
-    lines = ["# mgcap benchmarks", "",
-             "Generated by `make bench` (bench/run.sh, bench/guest-bench.sh, bench/report.py) "
-             "from the raw CSV in bench/results/. Do not edit the tables by hand; "
-             "bench/analysis.md is the hand-written part, included at the end.", "",
-             f"This run: kernel {env.get('kernel', '?')}, host CPU {env.get('host_cpu', '?')}, "
-             f"{env.get('date', '?')}; the VM parts took {env.get('vm_minutes', '?')} minutes.", "",
+    if env:
+        this_run = (f"This run: commit {env.get('commit', '?')}, kernel {env.get('kernel', '?')}, "
+                    f"{env.get('date', '?')}; host CPU {env.get('host_cpu', '?')}; the VM parts "
+                    f"took {env.get('vm_minutes', '?')} minutes.")
+        if host:
+            this_run += (f" The host parts are from a later run (MGCAP_BENCH_HOST_ONLY): "
+                         f"commit {host.get('commit', '?')}, {host.get('date', '?')}.")
+    else:
+        this_run = (f"This run: commit {host.get('commit', '?')}, {host.get('date', '?')}, "
+                    f"host CPU {host.get('host_cpu', '?')}: the host parts only, no VM results.")
+    lines = ["# mgcap benchmarks", "", this_run, "",
+             "Generated by `make bench` (bench/run.sh, bench/guest-bench.sh, bench/report.py), "
+             "which writes the report, its plots and the raw results to the build tree "
+             "(build/bench/); `make bench-publish` copies a run's report to BENCHMARKS.md in "
+             "the source tree and the files it links to into bench/published/. Do not edit "
+             "the tables by hand; bench/analysis.md is the hand-written part, included at "
+             "the end.", "",
              "**Per-packet costs are instruction counts, not times.** The VM has one vCPU and "
              "runs under QEMU's `-icount shift=0,sleep=off`: the guest clock advances one "
              "nanosecond per guest instruction and skips idle time. A round's cost is the CPU's "
@@ -459,13 +540,21 @@ def main():
               "after a warm-up; spread = largest - smallest round; added = the contender's "
               "figure - nothing capturing's, in the same table. pktgen frames go to this "
               "host's address, UDP to a closed port, so the stack does its full receive work; "
-              "drop mode skips it and so comes out below zero.", "",
-              "![pktgen](bench/plots/pktgen-added.png)", "",
-              "![test NIC](bench/plots/nic-added.png)", ""]
-    lines += ["", "### The per-packet floor: before and after", "",
-              "The targets of the work on the hook and the readers, from the tables below; "
-              "before: the same method's run kept in bench/results/before/.", ""]
-    lines += floor_table(summary, os.path.join(RES, "before"))
+              "drop mode skips it and so comes out below zero.", ""]
+    if agreed:
+        lines += [agreed, ""]
+    for name, alt in (("pktgen-added", "pktgen"), ("nic-added", "test NIC")):
+        if name in plots:
+            lines += [f"![{alt}]({link(os.path.join(PLOTS, name + '.png'))})", ""]
+    if args.before:
+        lines += ["", "### The per-packet floor: before and after", "",
+                  "The targets of the work on the hook and the readers, from the tables below; "
+                  f"before: the same method's run in {shown_path(args.before)}/.", ""]
+    else:
+        lines += ["", "### The per-packet floor", "",
+                  "The targets of the work on the hook and the readers, from the tables below.",
+                  ""]
+    lines += floor_table(summary, args.before)
     lines += ["", "### Adapter stamps against adapter_unsynced, whole system", "",
               "The test NIC stamping from its clock; nothing capturing reads that clock too, "
               "so each figure is against the same load's baseline. The target (at most 10 "

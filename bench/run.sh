@@ -7,23 +7,77 @@
 # and mgdump's pcapng writer against pcap_dump().  In VMs (one kernel,
 # MGCAP_BENCH_KERNEL, default the first built): instructions a packet for
 # every contender under pktgen and test-NIC loads, a profile of each, burst
-# absorption, and multi-queue scaling.  Raw CSV goes to bench/results/, then
-# report.py writes BENCHMARKS.md and the plots from it.
+# absorption, and multi-queue scaling.
 #
-# MGCAP_BENCH_HOST_ONLY=1: the host benchmarks only, with the last VM results.
+# Everything goes to the build tree, nothing to the source tree: the raw CSV
+# and profiles to BUILDDIR/build/bench/results/, then report.py writes the
+# report, BUILDDIR/build/bench/BENCHMARKS.md, and its plots,
+# BUILDDIR/build/bench/plots/.  Each run replaces the last one's.  Publishing
+# a run is a separate step: make bench-publish (bench/publish.py) copies the
+# report to SRCDIR/BENCHMARKS.md and the files it links to into
+# SRCDIR/bench/published/.
+#
+# Options, in the environment:
+# MGCAP_BENCH_KERNEL=KVER: the VMs' kernel (default the first built).
+# MGCAP_BENCH_HOST_ONLY=1: the host benchmarks only, reported with the VM
+#   results of the last full run in this build tree (if any).
+# MGCAP_BENCH_BEFORE=DIR: an earlier run's results, made the same way (a copy
+#   of its build/bench/results/, or bench/published/before/): the "before"
+#   column of the per-packet floor's targets (report.py --before).  Without
+#   it, the report has no before column.
+# MGCAP_BENCH_AGREE=DIR: an earlier run's results (a copy of its
+#   build/bench/results/): bench/agree.py compares this run's instruction
+#   counts with them, into results/agree.txt, which the report sums up and
+#   links.  Full runs only.
+# Neither may be this build tree's results/, which the run replaces: copy it
+# away first (cp -r build/bench/results /somewhere/results-COMMIT).
+#
 # --profile (make bench-profile): only the profile, printed, nothing written
-# to bench/results/: where each contender's instructions go, in a few minutes.
+# to results/: where each contender's instructions go, in a few minutes.
 set -eu
 src=$1
 build=$2
-res=$src/bench/results
+bb=$build/build/bench
+res=$bb/results
 first_built=$(ls "$build"/build/*/kmod/mgcap.ko | head -n 1)
 first_built=${first_built%/kmod/mgcap.ko}
 kver=${MGCAP_BENCH_KERNEL:-${first_built##*/}}
-mkdir -p "$res" "$build/build/bench"
-bb=$build/build/bench
 profile_only=
 [ "${3:-}" = --profile ] && profile_only=1
+
+# earlier results, as absolute paths (make runs this in the build tree)
+earlier() {
+	[ -n "$2" ] || return 0
+	[ -f "$2/cost.csv" ] || { echo "bench: $1=$2: no cost.csv there" >&2; exit 1; }
+	dir=$(cd "$2" && pwd -P)
+	case $dir/ in
+	"$(mkdir -p "$res" && cd "$res" && pwd -P)"/*)
+		echo "bench: $1 is in this run's own results/, which it replaces: copy it away first" >&2
+		exit 1 ;;
+	esac
+	echo "$dir"
+}
+before=$(earlier MGCAP_BENCH_BEFORE "${MGCAP_BENCH_BEFORE:-}")
+agree=$(earlier MGCAP_BENCH_AGREE "${MGCAP_BENCH_AGREE:-}")
+
+# the commit measured, -dirty with changes not committed
+commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null) || commit='?'
+if [ "$commit" != '?' ] && ! git -C "$src" diff --quiet HEAD -- 2>/dev/null; then
+	commit=$commit-dirty
+fi
+
+# report: the report and its plots from the results, and where it is
+report() {
+	python3 "$src/bench/report.py" "$res" "$bb/BENCHMARKS.md" ${before:+--before "$before"}
+	echo "bench: report in $bb/BENCHMARKS.md (raw results in $res/);" \
+		"make bench-publish publishes it"
+}
+
+# a full run starts from nothing; a host-only one keeps the VM results
+if [ -z "$profile_only" ] && [ -z "${MGCAP_BENCH_HOST_ONLY:-}" ]; then
+	rm -rf "$res"
+fi
+mkdir -p "$res"
 
 # vm NAME CPUS QEMU_OPTS PART...: guest-bench.sh's PARTs in a VM; results in $bb/NAME
 vm() {
@@ -46,6 +100,16 @@ if [ -n "$profile_only" ]; then
 	exec python3 "$src/bench/report.py" --profile "$bb/profile"
 fi
 
+# counted FN TOTAL: whether callgrind counted FN's instructions (none if the
+# compiler inlined it: then no figure, and a warning, rather than a wrong one)
+counted() {
+	case $2 in
+	'' | *[!0-9]*)
+		echo "bench: warning: callgrind counted no instructions in $1 (inlined?): figure left out" >&2
+		return 1 ;;
+	esac
+}
+
 echo "bench: host read path"
 "$bb/readpath" 64 128 256 1518 >"$res/readpath.csv"
 echo "reader,size,packets,instructions,callback_instructions" >"$res/readpath-callgrind.csv"
@@ -59,6 +123,7 @@ for size in 64 1518; do
 			"$bb/readpath" --once $reader $size $n
 		total=$(callgrind_annotate "$bb/cg.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
 		cb=$(callgrind_annotate "$bb/cg.out" | awk '/:count_packet / { gsub(",", "", $1); print $1; exit }')
+		counted "$fn" "$total" || continue
 		echo "$reader,$size,$n,$total,${cb:-0}" >>"$res/readpath-callgrind.csv"
 	done
 done
@@ -71,6 +136,7 @@ for queues in 1 4 16 64; do
 		"$bb/readpath" --merge $queues $n
 	total=$(callgrind_annotate "$bb/cg.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
 	cb=$(callgrind_annotate "$bb/cg.out" | awk '/:count_packet / { gsub(",", "", $1); print $1; exit }')
+	counted deliver_merged "$total" || continue
 	echo "$queues,$n,$total,${cb:-0}" >>"$res/merge-callgrind.csv"
 done
 
@@ -80,7 +146,10 @@ tmp=$(mktemp -d /dev/shm/mgcap-bench.XXXXXX)
 rm -rf "$tmp"
 
 if [ -n "${MGCAP_BENCH_HOST_ONLY:-}" ]; then	# the VM results stay as they are
-	python3 "$src/bench/report.py" "$res" "$src/BENCHMARKS.md"
+	echo "commit,$commit" >"$res/host.csv"
+	echo "host_cpu,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//; s/,/ /g')" >>"$res/host.csv"
+	echo "date,$(date -u +%Y-%m-%d)" >>"$res/host.csv"
+	report
 	exit 0
 fi
 
@@ -92,11 +161,16 @@ echo "bench: VM, kernel $kver: instruction counts under icount"
 vm icount 1 "-icount shift=0,sleep=off" cost profile burst
 echo "bench: VM, kernel $kver: multi-queue scaling, wall clock"
 vm wallclock 2 "" scaling
-rm -f "$res"/vm.csv "$res"/profile-*.txt
 cp "$bb"/icount/*.csv "$bb"/icount/profile-*.txt "$bb"/wallclock/scaling.csv "$res/"
-echo "kernel,$kver" >"$res/environment.csv"
+echo "commit,$commit" >"$res/environment.csv"
+echo "kernel,$kver" >>"$res/environment.csv"
 echo "host_cpu,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//; s/,/ /g')" >>"$res/environment.csv"
 echo "date,$(date -u +%Y-%m-%d)" >>"$res/environment.csv"
 echo "vm_minutes,$((($(date +%s) - t0 + 59) / 60))" >>"$res/environment.csv"
 
-python3 "$src/bench/report.py" "$res" "$src/BENCHMARKS.md"
+if [ -n "$agree" ]; then
+	python3 "$src/bench/agree.py" "$agree" "$res" >"$res/agree.txt" ||
+		echo "bench: figures missing from one run or beyond 1 % of $agree (results/agree.txt)"
+	[ ! -f "$agree/environment.csv" ] || cp "$agree/environment.csv" "$res/agree-environment.csv"
+fi
+report
