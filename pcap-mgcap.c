@@ -162,8 +162,10 @@ static uint64_t adapter_key(void *arg, size_t queue, const struct mgcap_rec *rec
 /*
  * Up to @max records of several queues in the order of their stamps (their
  * keys: in system time with adapter stamps); *@wait_ns as mgcap_merge_next().
+ * A function of its own, once a read: make bench counts its instructions.
  */
-static int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *wait_ns,
+static __attribute__((noinline))
+int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *wait_ns,
 			  pcap_handler cb, u_char *user)
 {
 	struct pcap_mgcap *pm = p->priv;

@@ -3,7 +3,7 @@
 # is the same under ASan and UBSan, for the sanitized unit tests.
 LIBMGCAP_SRCS = lib/mgcap_reader.c lib/mgcap_reader.h lib/mgcap_source.c lib/mgcap_source.h \
 	lib/mgcap_merge.c lib/mgcap_merge.h lib/mgcap_hwtstamp.c lib/mgcap_hwtstamp.h \
-	lib/pcapng.c lib/pcapng.h lib/erspan.c lib/erspan.h lib/mgcap_nl.c lib/mgcap_nl.h \
+	lib/mgcap_nl.c lib/mgcap_nl.h \
 	lib/mgcap_clock.c lib/mgcap_clock.h lib/mgcap_phc.c lib/mgcap_phc.h \
 	lib/mgcap_adapter.c lib/mgcap_adapter.h lib/options.c lib/options.h \
 	lib/parse.c lib/parse.h lib/mgcap_open.c lib/mgcap_open.h lib/mgcap_netdev.c \

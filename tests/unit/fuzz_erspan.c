@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* libFuzzer target: clang -g -fsanitize=fuzzer,address tests/fuzz_erspan.c lib/erspan.c -Ilib */
+/* libFuzzer target: clang -g -fsanitize=fuzzer,address tests/unit/fuzz_erspan.c tools/mgdump/erspan.c -Itools/mgdump */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

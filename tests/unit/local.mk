@@ -27,7 +27,7 @@ EXTRA_DIST += tests/unit/fuzz_erspan.c
 FUZZ_SECONDS = 30
 fuzz:
 	@mkdir -p build
-	clang -g -O1 -fsanitize=fuzzer,address,undefined $(LIB_CPPFLAGS) \
-		$(srcdir)/tests/unit/fuzz_erspan.c $(srcdir)/lib/erspan.c -o build/fuzz_erspan
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -I$(srcdir)/tools/mgdump \
+		$(srcdir)/tests/unit/fuzz_erspan.c $(srcdir)/tools/mgdump/erspan.c -o build/fuzz_erspan
 	build/fuzz_erspan -max_total_time=$(FUZZ_SECONDS) -max_len=512
 PHONY += fuzz
