@@ -251,8 +251,9 @@ static int take_event(pcap_t *p, int fd)
  * record back, its ring stays readable (the record's space is not given
  * back), so the rings cannot wake the wait; and an empty queue's next
  * record, which may let it go, wakes no one before the kernel's wakeup
- * threshold.  The wait then sleeps on the events alone, a tenth of the hold
- * at most, and the caller looks at the queues again.
+ * threshold.  The wait then sleeps on the events alone, a millisecond at
+ * most, and the caller looks at the queues again: a ring filling meanwhile
+ * reaches its fill mark (then nothing waits) long before it is full.
  */
 static int wait_for_records(pcap_t *p, int timeout_ms, int holding)
 {
@@ -263,12 +264,8 @@ static int wait_for_records(pcap_t *p, int timeout_ms, int holding)
 	if (holding) {
 		struct pollfd events[2] = { { pm->event_fd, POLLIN, 0 },
 					    { pm->sample_timer_fd, POLLIN, 0 } };
-		int recheck_ms = (int)(pm->merge.order.hold_ns / 10000000ULL);
-
-		if (recheck_ms < 1)
-			recheck_ms = 1;
-		if (timeout_ms < 0 || timeout_ms > recheck_ms)
-			timeout_ms = recheck_ms;
+		if (timeout_ms < 0 || timeout_ms > 1)
+			timeout_ms = 1;
 		/* a timer fd of -1 (no adapter stamps) is left out by poll() */
 		if (poll(events, 2, timeout_ms) < 0 && errno != EINTR) {
 			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: poll");
@@ -327,10 +324,13 @@ int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 			adapter_sample(pm, now);
 			arm_sample_timer(pm, now);
 		}
-		if (pm->merge.n == 1)
+		if (pm->merge.n == 1) {
 			n = deliver_one(p, max, cb, user);
-		else
+		} else {
+			/* a ring past its fill mark: nothing waits for the order */
+			mgcap_merge_check_fill(&pm->merge);
 			n = deliver_merged(p, max, now, &hold_ns, cb, user);
+		}
 		if (n)
 			return n;
 		if (p->break_loop)
@@ -507,6 +507,10 @@ void pcap_mgcap_cleanup(pcap_t *p)
 	struct pcap_mgcap *pm = p->priv;
 	size_t i;
 
+	/* what the order was worth: a capture file cannot say it */
+	if (pm->merge.order.out_of_order)
+		fprintf(stderr, "mgcap: %s: %llu frames delivered out of stamp order\n",
+			p->opt.device, (unsigned long long)pm->merge.order.out_of_order);
 	for (i = 0; pm->queues && i < pm->merge.n; i++)
 		mgcap_reader_close(&pm->queues[i].r);
 	mgcap_merge_free(&pm->merge);

@@ -68,6 +68,20 @@ const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
 	return rec;
 }
 
+void mgcap_merge_check_fill(struct mgcap_merge *m)
+{
+	size_t i;
+
+	m->order.rush = 0;
+	for (i = 0; i < m->n && !m->order.rush; i++) {
+		const struct mgcap_reader *r = &m->q[i].r;
+		uint64_t unread = __atomic_load_n(r->producer, __ATOMIC_RELAXED) -
+				  __atomic_load_n(&r->ctrl->consumer, __ATOMIC_RELAXED);
+
+		m->order.rush = unread >= r->data_size / MGCAP_MERGE_FILL_MARK;
+	}
+}
+
 void mgcap_merge_release(struct mgcap_merge *m)
 {
 	size_t i;

@@ -57,6 +57,15 @@ const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
 					 size_t *queue, uint64_t *wait_ns);
 
 /*
+ * Order never costs a frame: once a ring is filled past this share (a
+ * fraction, 1/MGCAP_MERGE_FILL_MARK), nothing is held back for the order.
+ */
+#define MGCAP_MERGE_FILL_MARK	2
+
+/* Sets m->order.rush where a ring is past the fill mark; once a read. */
+void mgcap_merge_check_fill(struct mgcap_merge *m);
+
+/*
  * Give back to the kernel every record handed out so far, including those a
  * caller took with mgcap_reader_next() straight from the reader of a merge
  * of one queue (no order to keep there).

@@ -22,9 +22,14 @@ int mgcap_order_init(struct mgcap_order *o, size_t n, uint64_t hold_ns,
 	}
 	o->heap_n = 0;
 	o->top_stale = 0;
+	o->rush = 0;
+	o->out_of_order = 0;
+	o->newest_out = 0;
 	o->empty_n = n;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		o->empty[i] = i;
+		o->src[i].quiet_from = MGCAP_ORDER_PENDING;
+	}
 	return 0;
 }
 

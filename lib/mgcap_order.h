@@ -9,7 +9,12 @@
  * older record (its frames may be a NAPI round behind), so the oldest
  * record waits while some empty source last showed an older key; but a
  * record waits at most @hold_ns from when it became visible, so an idle
- * source never holds the stream back longer than that.
+ * source never holds the stream back longer than that.  Order never costs
+ * a frame: a source quiet for longer than the hold (while the others
+ * delivered more than @hold_ns of key time) holds no one, and with @rush
+ * set (the caller's rings passed their fill mark) nothing waits.  What a
+ * late source then brings is handed out as it comes, counted in
+ * @out_of_order.
  *
  * The sources with a record form a heap by (key, source), so the oldest is
  * found without looking at them all; the others are looked at again on
@@ -33,15 +38,27 @@
 typedef int (*mgcap_order_look_fn)(void *arg, size_t src, uint64_t now_ns, uint64_t *key,
 				   uint64_t *visible_at);
 
+/* quiet_from of a source no record was handed out since it went empty */
+#define MGCAP_ORDER_PENDING	UINT64_MAX
+
 struct mgcap_order {
 	size_t n;
 	uint64_t hold_ns;		/* 0: never hold back */
+	int rush;			/* set by the caller: hold nothing back now */
+	uint64_t out_of_order;		/* records handed out after a newer one */
+	uint64_t newest_out;		/* the newest key handed out */
 	mgcap_order_look_fn look;
 	void *arg;
 	struct mgcap_order_source {
 		uint64_t key;		/* of the record looked at */
 		uint64_t visible_at;
 		uint64_t last_key;	/* of the last handed out; 0: none yet */
+		/*
+		 * Empty: the key of the first record handed out since it went
+		 * empty; once the stream is @hold_ns of key time past it, the
+		 * source is quiet.
+		 */
+		uint64_t quiet_from;
 	} *src;
 	struct mgcap_order_slot {
 		uint64_t key;
@@ -122,18 +139,35 @@ void mgcap_order_refresh_top(struct mgcap_order *o, uint64_t now_ns, mgcap_order
 		if (o->heap_n)
 			mgcap_order_sift_from_top(o, o->heap[o->heap_n]);
 		o->empty[o->empty_n++] = top;
+		o->src[top].quiet_from = MGCAP_ORDER_PENDING;
 	}
 	o->top_stale = 0;
 }
 
-/* Whether an empty source might still produce something older than @key. */
-static inline int mgcap_order_held_back(const struct mgcap_order *o, uint64_t key)
+/*
+ * Whether the record of @key waits: some empty source that is not quiet
+ * might still produce something older, and it has not waited the hold.
+ * Handed out, it starts the quiet time of the empty sources that had none.
+ */
+static inline int mgcap_order_holds(struct mgcap_order *o, uint64_t key, uint64_t waited)
 {
+	int hold = 0;
 	size_t i;
 
-	for (i = 0; i < o->empty_n; i++)
-		if (o->src[o->empty[i]].last_key < key)
+	if (waited < o->hold_ns && !o->rush) {
+		for (i = 0; i < o->empty_n && !hold; i++) {
+			const struct mgcap_order_source *e = &o->src[o->empty[i]];
+			int quiet = e->quiet_from != MGCAP_ORDER_PENDING &&
+				    key > e->quiet_from && key - e->quiet_from >= o->hold_ns;
+
+			hold = !quiet && e->last_key < key;
+		}
+		if (hold)
 			return 1;
+	}
+	for (i = 0; i < o->empty_n; i++)
+		if (o->src[o->empty[i]].quiet_from == MGCAP_ORDER_PENDING)
+			o->src[o->empty[i]].quiet_from = key;
 	return 0;
 }
 
@@ -169,12 +203,16 @@ long mgcap_order_next_with(struct mgcap_order *o, uint64_t now_ns, uint64_t *wai
 	best = &o->src[best_i];
 
 	waited = now_ns - best->visible_at;
-	if (waited < o->hold_ns && mgcap_order_held_back(o, best->key)) {
+	if (mgcap_order_holds(o, best->key, waited)) {
 		*wait_ns = o->hold_ns - waited;
 		return -1;
 	}
 	o->top_stale = 1;
 	best->last_key = best->key;
+	if (best->key < o->newest_out)
+		o->out_of_order++;
+	else
+		o->newest_out = best->key;
 	return (long)best_i;
 }
 

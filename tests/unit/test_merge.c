@@ -215,14 +215,79 @@ static void test_zero_hold_never_waits(void)
 	teardown(2);
 }
 
+/* A queue quiet for longer than the hold, in the stream's time, holds no one. */
+static void test_quiet_queue_holds_no_one(void)
+{
+	uint64_t wait;
+	size_t q;
+
+	setup(2);
+	put(1, 1000);
+	/* queue 0 has not produced since the start: it might, and holds 1000 */
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 0);
+	CU_ASSERT_EQUAL(take(T0 + HOLD, &q, &wait), 1000);
+	/* within a hold of 1000, queue 0 still holds what follows */
+	put(1, 1000 + HOLD - 1);
+	CU_ASSERT_EQUAL(take(T0 + HOLD, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, HOLD);
+	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 1000 + HOLD - 1);
+	/* a hold of the stream later it is quiet: records go as they come */
+	put(1, 1000 + HOLD);
+	put(1, 1000 + 5 * HOLD);
+	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 1000 + HOLD);
+	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 1000 + 5 * HOLD);
+	CU_ASSERT_EQUAL(merge.order.out_of_order, 0);
+	/* it speaks late: its record goes at once, counted out of order */
+	put(0, 1000 + 4 * HOLD);
+	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 1000 + 4 * HOLD);
+	CU_ASSERT_EQUAL(q, 0);
+	CU_ASSERT_EQUAL(merge.order.out_of_order, 1);
+	/* and, having spoken, it holds again: queue 1's next waits for it */
+	put(1, 1000 + 6 * HOLD);
+	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, HOLD);
+	teardown(2);
+}
+
+/* Order never costs a frame: a ring past its fill mark holds nothing back. */
+static void test_ring_past_the_fill_mark_holds_nothing_back(void)
+{
+	uint64_t wait, ts = 100, n = 0, put_n = 0;
+	size_t q;
+
+	setup(2);
+	/* queue 0 holds queue 1's records, until queue 1's ring is half full */
+	while (rings[1].head + MGCAP_REC_LEN(64) < queues[1].r.data_size / MGCAP_MERGE_FILL_MARK) {
+		put(1, ts++);
+		put_n++;
+	}
+	mgcap_merge_check_fill(&merge);
+	CU_ASSERT_EQUAL(merge.order.rush, 0);
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 0);
+	put(1, ts++);
+	put_n++;
+	mgcap_merge_check_fill(&merge);
+	CU_ASSERT_EQUAL(merge.order.rush, 1);
+	while (take(T0, &q, &wait))
+		n++;
+	CU_ASSERT_EQUAL(n, put_n);
+	mgcap_merge_release(&merge);
+	mgcap_merge_check_fill(&merge);
+	CU_ASSERT_EQUAL(merge.order.rush, 0);
+	teardown(2);
+}
+
 /*
- * The merge as it was first written, looking at every queue for every
- * record: the reference the heap must agree with, record for record.
+ * The merge written the plain way, looking at every queue for every record:
+ * the reference the heap must agree with, record for record, holds and
+ * quiet queues included.
  */
 struct ref_queue {
 	struct mgcap_reader r;
 	const struct mgcap_rec *next;
 	uint64_t next_seen, last_ts, head_seen, head_seen_at;
+	uint64_t quiet_from;	/* as mgcap_order's, MGCAP_ORDER_PENDING at the start */
+	int handed;		/* its record was handed out: empty next, it starts anew */
 };
 
 static const struct mgcap_rec *ref_next(struct ref_queue *rq, size_t n, uint64_t hold,
@@ -243,6 +308,9 @@ static const struct mgcap_rec *ref_next(struct ref_queue *rq, size_t n, uint64_t
 			}
 			if (q->next)
 				q->next_seen = q->head_seen_at;
+			else if (q->handed)
+				q->quiet_from = MGCAP_ORDER_PENDING;
+			q->handed = 0;
 		}
 		if (q->next && (!best || q->next->tstamp_ns < best->next->tstamp_ns ||
 				(q->next->tstamp_ns == best->next->tstamp_ns && i < best_i))) {
@@ -254,15 +322,23 @@ static const struct mgcap_rec *ref_next(struct ref_queue *rq, size_t n, uint64_t
 	if (!best)
 		return NULL;
 	if (now - best->next_seen < hold)
-		for (i = 0; i < n; i++)
-			if (!rq[i].next && rq[i].last_ts < best->next->tstamp_ns) {
+		for (i = 0; i < n; i++) {
+			uint64_t key = best->next->tstamp_ns, from = rq[i].quiet_from;
+			int quiet = from != MGCAP_ORDER_PENDING && key > from && key - from >= hold;
+
+			if (!rq[i].next && !quiet && rq[i].last_ts < key) {
 				*wait = hold - (now - best->next_seen);
 				return NULL;
 			}
+		}
+	for (i = 0; i < n; i++)
+		if (!rq[i].next && rq[i].quiet_from == MGCAP_ORDER_PENDING)
+			rq[i].quiet_from = best->next->tstamp_ns;
 	*queue = best_i;
 	rec = best->next;
 	best->last_ts = rec->tstamp_ns;
 	best->next = NULL;
+	best->handed = 1;
 	return rec;
 }
 
@@ -306,6 +382,7 @@ static void test_agrees_with_looking_at_every_queue(void)
 						    err, sizeof(err)) == 0);
 		CU_ASSERT_FATAL(mgcap_reader_attach(&rq[i].r, big[i].map, big[i].map_size,
 						    err, sizeof(err)) == 0);
+		rq[i].quiet_from = MGCAP_ORDER_PENDING;
 	}
 	CU_ASSERT_FATAL(mgcap_merge_init(&m, mq, QUEUES, HOLD) == 0);
 	for (step = 0; step < 200000; step++) {
@@ -320,7 +397,8 @@ static void test_agrees_with_looking_at_every_queue(void)
 		if (r % 8 < 3) {		/* a record into some queue, its stamp near the others' */
 			size_t q = (r >> 3) % (r % 8 == 0 ? 4 : QUEUES);
 
-			stamp[q] += (r >> 12) % 3;
+			/* now and then a leap of a third of the hold: queues fall quiet */
+			stamp[q] += (r >> 12) % 64 ? (r >> 18) % 3 : HOLD / 3;
 			CU_ASSERT_FATAL(synthetic_ring_put(&big[q], frame, sizeof(frame), sizeof(frame),
 							   (uint16_t)q, 0, stamp[q]) == 0);
 			put_n++;
@@ -354,6 +432,9 @@ void register_merge_tests(void)
 		{ "no hold for a queue already past", test_no_hold_for_a_queue_already_past },
 		{ "release keeps what was not handed out", test_release_keeps_what_was_not_handed_out },
 		{ "zero hold never waits", test_zero_hold_never_waits },
+		{ "a quiet queue holds no one", test_quiet_queue_holds_no_one },
+		{ "a ring past its fill mark holds nothing back",
+		  test_ring_past_the_fill_mark_holds_nothing_back },
 		{ "agrees with looking at every queue", test_agrees_with_looking_at_every_queue },
 	};
 

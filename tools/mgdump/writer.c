@@ -4,6 +4,7 @@
  * blocks as they come, or with --merged over several devices all of them in
  * stamp order (mgcap_order.h, the merge libpcap's module uses too).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -128,8 +129,15 @@ static int flush_in_order(struct dump_output *out)
 static int write_in_order(struct dump_output *out, uint64_t *total, uint64_t *bytes, int *idle,
 			  int *held)
 {
+	size_t i;
+
 	if (stopping)
 		in_order.order.hold_ns = 0;
+	/* a buffer past half full: nothing waits for the order */
+	in_order.order.rush = 0;
+	for (i = 0; i < nreaders; i++)
+		if (blockring_fill(&readers[i].ring) >= readers[i].ring.size / 2)
+			in_order.order.rush = 1;
 	while (!cfg.count || *total < cfg.count) {
 		uint64_t wait_ns;
 		long best = mgcap_order_next_with(&in_order.order, mgcap_now_ns(CLOCK_MONOTONIC),
@@ -234,11 +242,14 @@ int mgdump_write_loop(struct dump_output *out)
 		else if (idle)
 			writer_sleep();
 	}
-	if (merged)
-		mgcap_order_free(&in_order.order);
 	if (tty)
 		fputc('\n', stderr);
 	if (!cfg.quiet)
 		mgdump_status_line(&last_pkts, &last_bytes, bytes, 1);
+	if (merged && in_order.order.out_of_order)
+		fprintf(stderr, "mgdump: %" PRIu64 " packets written out of stamp order across "
+			"the devices\n", in_order.order.out_of_order);
+	if (merged)
+		mgcap_order_free(&in_order.order);
 	return 0;
 }
