@@ -122,10 +122,15 @@ static int lock_records(void)
 	return fd;
 }
 
-static void unlock_records(int fd)
+/* Lets the lock go, keeping errno for the caller: @ret. */
+static int unlock_records(int fd, int ret)
 {
+	int saved = errno;
+
 	if (fd >= 0)
 		close(fd);
+	errno = saved;
+	return ret;
 }
 
 /* @dev's record: 1 with @c, 0 when there is none (or it is unreadable). */
@@ -178,7 +183,7 @@ static void drop_record(const char *dev)
 int mgcap_hwts_take(const char *dev, int owner, struct mgcap_hwts_claim *c)
 {
 	struct hwtstamp_config now, cfg;
-	int lock = lock_records(), ret = 0, saved;
+	int lock = lock_records(), ret = 0;
 
 	memset(c, 0, sizeof(*c));
 	if (current_config(dev, &now) < 0) {
@@ -210,10 +215,7 @@ int mgcap_hwts_take(const char *dev, int owner, struct mgcap_hwts_claim *c)
 	c->taken = 1;
 	c->recorded = lock >= 0 && write_record(dev, c) == 0;
 out:
-	saved = errno;
-	unlock_records(lock);
-	errno = saved;
-	return ret;
+	return unlock_records(lock, ret);
 }
 
 /* Whether any mgcap reader reads @dev now (a capture without readers has none). */
@@ -246,7 +248,7 @@ int mgcap_hwts_readers_gone(const char *dev, const struct mgcap_hwts_claim *c)
 {
 	struct mgcap_hwts_claim rec;
 	struct hwtstamp_config now;
-	int lock, ret = 0, saved;
+	int lock, ret = 0;
 
 	if (!c->taken || has_readers(dev))
 		return 0;
@@ -266,17 +268,14 @@ int mgcap_hwts_readers_gone(const char *dev, const struct mgcap_hwts_claim *c)
 	if (rec.recorded)
 		drop_record(dev);
 out:
-	saved = errno;
-	unlock_records(lock);
-	errno = saved;
-	return ret;
+	return unlock_records(lock, ret);
 }
 
 int mgcap_hwts_restore(const char *dev, struct hwtstamp_config *found)
 {
 	struct mgcap_hwts_claim rec;
 	struct hwtstamp_config now;
-	int lock = lock_records(), ret = 0, saved;
+	int lock = lock_records(), ret = 0;
 
 	if (!read_record(dev, &rec))
 		goto out;
@@ -289,8 +288,5 @@ int mgcap_hwts_restore(const char *dev, struct hwtstamp_config *found)
 	if (ret > 0)
 		drop_record(dev);
 out:
-	saved = errno;
-	unlock_records(lock);
-	errno = saved;
-	return ret;
+	return unlock_records(lock, ret);
 }
