@@ -46,6 +46,9 @@ struct pcap_mgcap {
 	 */
 	int sample_timer_fd;
 	uint64_t sample_timer_at;	/* its expiry (CLOCK_MONOTONIC ns); 0: none */
+	/* a merged source: fires when a record held back may go (non-blocking callers) */
+	int hold_timer_fd;
+	int parked;		/* rings with a held record are out of the epoll set */
 	int nonblock;
 	int nano;		/* nanosecond precision */
 	int on_close_list;	/* pcap_add_to_pcaps_to_close(): closed at exit() too */

@@ -246,6 +246,33 @@ static int take_event(pcap_t *p, int fd)
 }
 
 /*
+ * What epoll found ready: the wakeup event and the timers taken, so that
+ * they stop being ready; a hung-up ring left out of the set.
+ */
+static int take_ready(pcap_t *p, const struct epoll_event *ev, int ready)
+{
+	struct pcap_mgcap *pm = p->priv;
+	int i;
+
+	for (i = 0; i < ready; i++) {
+		int fd = ev[i].data.fd;
+
+		if (fd == pm->event_fd || fd == pm->sample_timer_fd || fd == pm->hold_timer_fd) {
+			if (take_event(p, fd))
+				return PCAP_ERROR;
+		} else if (ev[i].events & EPOLLHUP) {
+			/*
+			 * A device's capture ended while another's goes on: its
+			 * rings stay hung up and would end every wait at once.
+			 * What they still hold is read from the mappings.
+			 */
+			(void)epoll_ctl(p->fd, EPOLL_CTL_DEL, fd, NULL);
+		}
+	}
+	return 0;
+}
+
+/*
  * Sleeps until a ring has records, pcap_breakloop() or the sample timer
  * fires, or @timeout_ms passes (-1: no limit).  While the merge holds a
  * record back, its ring stays readable (the record's space is not given
@@ -281,22 +308,56 @@ static int wait_for_records(pcap_t *p, int timeout_ms, int holding)
 		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: epoll_wait");
 		return PCAP_ERROR;
 	}
-	for (i = 0; i < ready; i++) {
-		int fd = ev[i].data.fd;
+	return take_ready(p, ev, ready);
+}
 
-		if (fd == pm->event_fd || fd == pm->sample_timer_fd) {
-			if (take_event(p, fd))
-				return PCAP_ERROR;
-		} else if (ev[i].events & EPOLLHUP) {
-			/*
-			 * A device's capture ended while another's goes on: its
-			 * rings stay hung up and would end every wait at once.
-			 * What they still hold is read from the mappings.
-			 */
-			(void)epoll_ctl(p->fd, EPOLL_CTL_DEL, fd, NULL);
-		}
+/*
+ * A non-blocking read that delivered nothing leaves the selectable fd
+ * readable only where the next read will deliver: the wakeup event and the
+ * timers taken, hung-up rings left out, and the rings whose next record is
+ * held back for the order parked (out of the epoll set) with the hold
+ * timer set for when the record may go.  The next read puts them back.
+ */
+static int settle_for_poll(pcap_t *p, uint64_t now, uint64_t hold_ns)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct epoll_event ev[16];
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+	size_t i;
+
+	if (take_ready(p, ev, epoll_wait(p->fd, ev, 16, 0)))
+		return PCAP_ERROR;
+	if (!hold_ns)
+		return 0;
+	for (i = 0; i < pm->merge.n; i++)
+		if (pm->queues[i].next)
+			(void)epoll_ctl(p->fd, EPOLL_CTL_DEL, pm->queues[i].r.fd, NULL);
+	pm->parked = 1;
+	its.it_value.tv_sec = (time_t)((now + hold_ns) / 1000000000ULL);
+	its.it_value.tv_nsec = (long)((now + hold_ns) % 1000000000ULL);
+	if (timerfd_settime(pm->hold_timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: the hold timer");
+		return PCAP_ERROR;
 	}
 	return 0;
+}
+
+/* The rings settle_for_poll() parked, back in the epoll set (but the hung-up ones). */
+static void unpark(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct epoll_event ev;
+	size_t i;
+
+	for (i = 0; i < pm->merge.n; i++) {
+		if (mgcap_reader_detached(&pm->queues[i].r))
+			continue;
+		memset(&ev, 0, sizeof(ev));
+		ev.events = EPOLLIN;
+		ev.data.fd = pm->queues[i].r.fd;
+		(void)epoll_ctl(p->fd, EPOLL_CTL_ADD, ev.data.fd, &ev);	/* EEXIST: never left */
+	}
+	pm->parked = 0;
 }
 
 int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
@@ -309,11 +370,18 @@ int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 
 	/* the previous batch is done with: give its space back */
 	mgcap_merge_release(&pm->merge);
+	if (pm->parked)
+		unpark(p);
 	if (p->opt.timeout > 0)
 		deadline = mgcap_now_ns(CLOCK_MONOTONIC) + (uint64_t)p->opt.timeout * 1000000ULL;
 
 	for (;;) {
 		uint64_t now = mgcap_now_ns(CLOCK_MONOTONIC), hold_ns = 0, wait_ns;
+		/*
+		 * Whether the capture ended, looked at before the records: what
+		 * the kernel published before it said so is read below.
+		 */
+		int ended = all_detached(pm);
 		int timeout_ms;
 
 		if (p->break_loop) {
@@ -335,19 +403,19 @@ int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 			return n;
 		if (p->break_loop)
 			continue;
-		if (all_detached(pm) && !hold_ns) {
+		if (ended && !hold_ns) {
 			snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
 				 "%s: the capture was stopped", p->opt.device);
 			return PCAP_ERROR;
 		}
-		if (pm->nonblock)
-			return 0;
 		/*
 		 * Nothing was delivered by this call, so whatever it read the
 		 * filter rejected: its space goes back now, or its ring would
 		 * stay readable, and full, until the next call.
 		 */
 		mgcap_merge_release(&pm->merge);
+		if (pm->nonblock)
+			return settle_for_poll(p, now, hold_ns);
 
 		/* sleep until a ring has data, a held record may go, or time is up */
 		timeout_ms = -1;
@@ -527,6 +595,9 @@ void pcap_mgcap_cleanup(pcap_t *p)
 	if (pm->sample_timer_fd >= 0)
 		close(pm->sample_timer_fd);
 	pm->sample_timer_fd = -1;
+	if (pm->hold_timer_fd >= 0)
+		close(pm->hold_timer_fd);
+	pm->hold_timer_fd = -1;
 	for (i = 0; i < pm->ndevs; i++) {
 		struct mgcap_dev *dev = &pm->devs[i];
 
@@ -705,9 +776,15 @@ static int set_promisc(pcap_t *p, struct mgcap_dev *dev)
 	    setsockopt(dev->promisc_fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0) {
 		int err = errno;
 
+		if (err == EPERM || err == EACCES) {
+			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: promiscuous mode takes CAP_NET_RAW; "
+				 "without it, capture what the device receives anyway (tcpdump -p)",
+				 p->opt.device);
+			return PCAP_ERROR_PROMISC_PERM_DENIED;
+		}
 		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, err,
 					  "%s: cannot set promiscuous mode", p->opt.device);
-		return err == EPERM || err == EACCES ? PCAP_ERROR_PERM_DENIED : PCAP_ERROR;
+		return PCAP_ERROR;
 	}
 	return 0;
 }
@@ -850,6 +927,15 @@ static int activate(pcap_t *p)
 			return PCAP_ERROR;
 	if (add_to_epoll(p, pm->event_fd))
 		return PCAP_ERROR;
+	/* a non-blocking caller's wakeup for a record held back for the order */
+	if (pm->merge.n > 1) {
+		pm->hold_timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (pm->hold_timer_fd < 0 || add_to_epoll(p, pm->hold_timer_fd)) {
+			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
+						  "mgcap: the hold timer");
+			return PCAP_ERROR;
+		}
+	}
 	if (pm->adapter) {
 		pm->sample_timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 		if (pm->sample_timer_fd < 0 || add_to_epoll(p, pm->sample_timer_fd)) {
@@ -924,6 +1010,7 @@ pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours)
 	pm = p->priv;
 	pm->event_fd = -1;
 	pm->sample_timer_fd = -1;
+	pm->hold_timer_fd = -1;
 	if (mgcap_source_parse_devices(device, srcs, &pm->ndevs, ebuf, PCAP_ERRBUF_SIZE) < 0) {
 		pm->ndevs = 0;
 		goto fail;

@@ -299,6 +299,58 @@ static void test_blocking_behaviour(void)
 	pcap_close(p);
 }
 
+/*
+ * An event loop as Zeek's packet source runs one: non-blocking, woken by
+ * the selectable fd.  Readable must mean a read makes progress: after
+ * pcap_breakloop(), and while the merge holds records back for a quiet
+ * queue (all traffic on queue 0), the fd does not stay readable for reads
+ * that deliver nothing.
+ */
+static void test_event_loop_never_spins(void)
+{
+	char err[PCAP_ERRBUF_SIZE], name[64];
+	struct pollfd pfd;
+	int status, n = 0, ret, wakeups = 0, empty = 0, round;
+	double t0;
+	pcap_t *p;
+
+	snprintf(name, sizeof(name), "mgcap:%s", dev);
+	p = open_source(name, 100, &status, err);
+	if (!p) {
+		check(0, "open", "%s", err);
+		return;
+	}
+	pcap_setnonblock(p, 1, err);
+	pfd.fd = pcap_get_selectable_fd(p);
+	pfd.events = POLLIN;
+	pcap_breakloop(p);
+	ret = pcap_dispatch(p, -1, count_cb, (u_char *)&n);
+	check(ret == PCAP_ERROR_BREAK, "a non-blocking read after pcap_breakloop() breaks",
+	      "returned %d", ret);
+	ret = pcap_dispatch(p, -1, count_cb, (u_char *)&n);
+	check(ret == 0 && poll(&pfd, 1, 0) == 0, "then the selectable fd is idle again",
+	      "returned %d, revents %#x", ret, pfd.revents);
+	/* 4 bursts of 50 frames on queue 0, queue 1 quiet, for 2 s */
+	t0 = now_s();
+	for (round = 0; now_s() - t0 < 2.0; round++) {
+		if (round % 40 == 0 && round < 160)
+			generate("0 50");
+		if (poll(&pfd, 1, 10) <= 0)
+			continue;
+		wakeups++;
+		ret = pcap_dispatch(p, -1, count_cb, (u_char *)&n);
+		if (ret == 0)
+			empty++;
+		if (ret < 0)
+			break;
+	}
+	check(n == 200, "every frame read in the event loop", "read %d of 200", n);
+	check(empty <= 8, "the selectable fd wakes the loop for something",
+	      "%d of %d wakeups read nothing", empty, wakeups);
+	printf("    event loop: %d wakeups, %d read nothing, %d frames\n", wakeups, empty, n);
+	pcap_close(p);
+}
+
 static void test_zero_copy_and_stats(void)
 {
 	char err[PCAP_ERRBUF_SIZE], name[64];
@@ -357,6 +409,7 @@ int main(int argc, char **argv)
 	test_permission(argv[2]);
 	test_tstamp_lists();
 	test_blocking_behaviour();
+	test_event_loop_never_spins();
 	test_zero_copy_and_stats();
 	printf("pcaptest: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
