@@ -817,7 +817,8 @@ static struct mgcap_wakeup reader_wakeup(const pcap_t *p, const struct mgcap_rea
 
 	if (p->opt.immediate)
 		return wake;
-	wake.bytes = (uint32_t)(r->info.data_size / 4);
+	/* the merge's fill mark: a held record's ring is drained from there too */
+	wake.bytes = (uint32_t)(r->info.data_size / MGCAP_MERGE_FILL_MARK);
 	wake.usecs = p->opt.timeout > 0 && usecs < MGCAP_WAKEUP_USECS_MAX ?
 		     (uint32_t)usecs : MGCAP_WAKEUP_USECS_MAX;
 	return wake;

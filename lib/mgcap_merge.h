@@ -57,10 +57,12 @@ const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
 					 size_t *queue, uint64_t *wait_ns);
 
 /*
- * Order never costs a frame: once a ring is filled past this share (a
- * fraction, 1/MGCAP_MERGE_FILL_MARK), nothing is held back for the order.
+ * Order never costs a frame: once a ring holds this share of its size
+ * (1/MGCAP_MERGE_FILL_MARK), nothing is held back for the order.  It is
+ * the share at which the libpcap module has the kernel wake its reader, so
+ * a merged read drains its rings when a lone queue's read would be woken.
  */
-#define MGCAP_MERGE_FILL_MARK	2
+#define MGCAP_MERGE_FILL_MARK	4
 
 /* Sets m->order.rush where a ring is past the fill mark; once a read. */
 void mgcap_merge_check_fill(struct mgcap_merge *m);
