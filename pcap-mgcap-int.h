@@ -60,4 +60,29 @@ struct pcap_mgcap {
 int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user);
 void pcap_mgcap_cleanup(pcap_t *p);
 
+/*
+ * pcap-mgcap-tstamp.c: the stamps asked for (p->opt.tstamp_type) set up for
+ * every device: 0, a warning (host stamps then), or an error; *@source is
+ * what the rings are to stamp with (MGCAP_TSTAMP_*).  Closing reports what
+ * the conversion did and gives the NICs' stamping back.
+ */
+int mgcap_tstamp_setup(pcap_t *p, uint32_t *source);
+void mgcap_tstamp_close(pcap_t *p);
+
+/* pcap-mgcap-wait.c: how a read waits (PCAP_ERROR_* with errbuf, or 0) */
+int mgcap_wait_open(pcap_t *p);		/* the epoll set, p->fd, and what is in it */
+void mgcap_wait_close(pcap_t *p);
+/*
+ * Sleeps until a ring has records, pcap_breakloop() or a timer fires, or
+ * @timeout_ms passes (-1: no limit); @holding: the merge holds a record back.
+ */
+int mgcap_wait(pcap_t *p, int timeout_ms, int holding);
+/* a non-blocking read that delivered nothing: the selectable fd made honest */
+int mgcap_wait_settle_for_poll(pcap_t *p, uint64_t now, uint64_t hold_ns);
+void mgcap_wait_unpark(pcap_t *p);
+/* adapter stamps: the gates opened and the clocks sampled where due; the timer */
+void mgcap_wait_sample_clocks(struct pcap_mgcap *pm, uint64_t now);
+uint64_t mgcap_wait_sample_due(const struct pcap_mgcap *pm, uint64_t now);
+void mgcap_wait_arm_sample_timer(struct pcap_mgcap *pm, uint64_t now);
+
 #endif /* PCAP_MGCAP_INT_H */

@@ -22,10 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
-#include <poll.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/timerfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <linux/if_packet.h>
@@ -38,6 +34,15 @@
 
 /* Records handed out by one read at most. */
 #define MGCAP_BATCH_MAX		4096
+/*
+ * A read gives back what it delivered every this many records, as
+ * AF_PACKET gives back each block it is done with: a record's data is the
+ * callback's only while the callback runs, but for the last one of a read
+ * (pcap_next_ex() keeps it until the next call).  A reader that writes its
+ * batch out slowly (tcpdump -w) then leaves the ring room for what comes
+ * meanwhile.
+ */
+#define MGCAP_RELEASE_EVERY	64
 
 static int all_detached(const struct pcap_mgcap *pm)
 {
@@ -101,7 +106,7 @@ int deliver_one_queue(pcap_t *p, int max, int nano, int adapter, pcap_handler cb
 	struct mgcap_adapter *conv = &pm->devs[0].conv;
 	const uint8_t *start;
 	uint64_t len;
-	int left = max;
+	int left = max, until_release = MGCAP_RELEASE_EVERY;
 
 	while ((len = mgcap_reader_stretch(r, &start)) != 0) {
 		const uint8_t *cur = start, *end = start + len;
@@ -113,6 +118,11 @@ int deliver_one_queue(pcap_t *p, int max, int nano, int adapter, pcap_handler cb
 
 			if (rec->flags & MGCAP_REC_F_PAD)
 				break;
+			/* the callbacks of the records before this one have returned */
+			if (!--until_release) {
+				mgcap_reader_release_to(r, r->tail + (uint64_t)(cur - start));
+				until_release = MGCAP_RELEASE_EVERY;
+			}
 			cur += rec->rec_len;
 			left -= deliver(p, rec, adapter ? mgcap_adapter_stamp(conv, rec) :
 					rec->tstamp_ns, nano, &second, cb, user);
@@ -174,190 +184,23 @@ int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *wait_ns,
 	size_t q;
 	int n = 0;
 
+	int until_release = MGCAP_RELEASE_EVERY;
+
 	while (n < max && (rec = mgcap_merge_next(&pm->merge, now, &q, wait_ns)) != NULL) {
 		n += deliver(p, rec, pm->merge.q[q].last_ts, pm->nano, &second, cb, user);
 		if (p->break_loop)
 			break;
+		/*
+		 * Every record handed out so far has had its callback.  (A read
+		 * of one record, pcap_next_ex()'s, never gets here: its record
+		 * stays until the next call.)
+		 */
+		if (!--until_release) {
+			mgcap_merge_release(&pm->merge);
+			until_release = MGCAP_RELEASE_EVERY;
+		}
 	}
 	return n;
-}
-
-/*
- * Lets the rings' new records through their gates, then samples each
- * device's clock where due: every record read afterwards lies between two
- * samples.
- */
-static void adapter_sample(struct pcap_mgcap *pm, uint64_t now)
-{
-	int moved = 0;
-	size_t i;
-
-	for (i = 0; i < pm->merge.n; i++)
-		moved |= mgcap_reader_open_gate(&pm->queues[i].r);
-	for (i = 0; i < pm->ndevs; i++)
-		(void)mgcap_adapter_sample(&pm->devs[i].conv, moved, now);
-}
-
-/* How long until some device's clock is due for a sample without traffic. */
-static uint64_t adapter_sample_due(const struct pcap_mgcap *pm, uint64_t now)
-{
-	uint64_t due = UINT64_MAX;
-	size_t i;
-
-	for (i = 0; i < pm->ndevs; i++) {
-		uint64_t d = mgcap_adapter_sample_due(&pm->devs[i].conv, now);
-
-		if (d < due)
-			due = d;
-	}
-	return due;
-}
-
-/*
- * The sample timer set to fire by the next sample due (CLOCK_MONOTONIC, as
- * @now).  Only where it would fire too late, or has fired: a sample moves
- * the next one later, and a timer that fires early costs a read that finds
- * nothing due, where re-arming it after every sample cost a system call a
- * read.
- */
-static void arm_sample_timer(struct pcap_mgcap *pm, uint64_t now)
-{
-	uint64_t at = now + adapter_sample_due(pm, now);
-	struct itimerspec its = { { 0, 0 }, { (time_t)(at / 1000000000ULL),
-					       (long)(at % 1000000000ULL) } };
-
-	if (pm->sample_timer_at > now && pm->sample_timer_at <= at)
-		return;
-	if (timerfd_settime(pm->sample_timer_fd, TFD_TIMER_ABSTIME, &its, NULL) == 0)
-		pm->sample_timer_at = at;
-}
-
-/* Takes a wakeup event or the sample timer's expiry, so that it stops being ready. */
-static int take_event(pcap_t *p, int fd)
-{
-	uint64_t v;
-
-	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN) {
-		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
-					  "mgcap: reading the wakeup event");
-		return PCAP_ERROR;
-	}
-	return 0;
-}
-
-/*
- * What epoll found ready: the wakeup event and the timers taken, so that
- * they stop being ready; a hung-up ring left out of the set.
- */
-static int take_ready(pcap_t *p, const struct epoll_event *ev, int ready)
-{
-	struct pcap_mgcap *pm = p->priv;
-	int i;
-
-	for (i = 0; i < ready; i++) {
-		int fd = ev[i].data.fd;
-
-		if (fd == pm->event_fd || fd == pm->sample_timer_fd || fd == pm->hold_timer_fd) {
-			if (take_event(p, fd))
-				return PCAP_ERROR;
-		} else if (ev[i].events & EPOLLHUP) {
-			/*
-			 * A device's capture ended while another's goes on: its
-			 * rings stay hung up and would end every wait at once.
-			 * What they still hold is read from the mappings.
-			 */
-			(void)epoll_ctl(p->fd, EPOLL_CTL_DEL, fd, NULL);
-		}
-	}
-	return 0;
-}
-
-/*
- * Sleeps until a ring has records, pcap_breakloop() or the sample timer
- * fires, or @timeout_ms passes (-1: no limit).  While the merge holds a
- * record back, its ring stays readable (the record's space is not given
- * back), so the rings cannot wake the wait; and an empty queue's next
- * record, which may let it go, wakes no one before the kernel's wakeup
- * threshold.  The wait then sleeps on the events alone, a millisecond at
- * most, and the caller looks at the queues again: a ring filling meanwhile
- * reaches its fill mark (then nothing waits) long before it is full.
- */
-static int wait_for_records(pcap_t *p, int timeout_ms, int holding)
-{
-	struct pcap_mgcap *pm = p->priv;
-	struct epoll_event ev[4];
-	int ready, i;
-
-	if (holding) {
-		struct pollfd events[2] = { { pm->event_fd, POLLIN, 0 },
-					    { pm->sample_timer_fd, POLLIN, 0 } };
-		if (timeout_ms < 0 || timeout_ms > 1)
-			timeout_ms = 1;
-		/* a timer fd of -1 (no adapter stamps) is left out by poll() */
-		if (poll(events, 2, timeout_ms) < 0 && errno != EINTR) {
-			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: poll");
-			return PCAP_ERROR;
-		}
-		for (i = 0; i < 2; i++)
-			if ((events[i].revents & POLLIN) && take_event(p, events[i].fd))
-				return PCAP_ERROR;
-		return 0;
-	}
-	ready = epoll_wait(p->fd, ev, 4, timeout_ms);
-	if (ready < 0 && errno != EINTR) {
-		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: epoll_wait");
-		return PCAP_ERROR;
-	}
-	return take_ready(p, ev, ready);
-}
-
-/*
- * A non-blocking read that delivered nothing leaves the selectable fd
- * readable only where the next read will deliver: the wakeup event and the
- * timers taken, hung-up rings left out, and the rings whose next record is
- * held back for the order parked (out of the epoll set) with the hold
- * timer set for when the record may go.  The next read puts them back.
- */
-static int settle_for_poll(pcap_t *p, uint64_t now, uint64_t hold_ns)
-{
-	struct pcap_mgcap *pm = p->priv;
-	struct epoll_event ev[16];
-	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
-	size_t i;
-
-	if (take_ready(p, ev, epoll_wait(p->fd, ev, 16, 0)))
-		return PCAP_ERROR;
-	if (!hold_ns)
-		return 0;
-	for (i = 0; i < pm->merge.n; i++)
-		if (pm->queues[i].next)
-			(void)epoll_ctl(p->fd, EPOLL_CTL_DEL, pm->queues[i].r.fd, NULL);
-	pm->parked = 1;
-	its.it_value.tv_sec = (time_t)((now + hold_ns) / 1000000000ULL);
-	its.it_value.tv_nsec = (long)((now + hold_ns) % 1000000000ULL);
-	if (timerfd_settime(pm->hold_timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
-		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: the hold timer");
-		return PCAP_ERROR;
-	}
-	return 0;
-}
-
-/* The rings settle_for_poll() parked, back in the epoll set (but the hung-up ones). */
-static void unpark(pcap_t *p)
-{
-	struct pcap_mgcap *pm = p->priv;
-	struct epoll_event ev;
-	size_t i;
-
-	for (i = 0; i < pm->merge.n; i++) {
-		if (mgcap_reader_detached(&pm->queues[i].r))
-			continue;
-		memset(&ev, 0, sizeof(ev));
-		ev.events = EPOLLIN;
-		ev.data.fd = pm->queues[i].r.fd;
-		(void)epoll_ctl(p->fd, EPOLL_CTL_ADD, ev.data.fd, &ev);	/* EEXIST: never left */
-	}
-	pm->parked = 0;
 }
 
 int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
@@ -371,7 +214,7 @@ int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 	/* the previous batch is done with: give its space back */
 	mgcap_merge_release(&pm->merge);
 	if (pm->parked)
-		unpark(p);
+		mgcap_wait_unpark(p);
 	if (p->opt.timeout > 0)
 		deadline = mgcap_now_ns(CLOCK_MONOTONIC) + (uint64_t)p->opt.timeout * 1000000ULL;
 
@@ -389,8 +232,8 @@ int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 			return n ? n : PCAP_ERROR_BREAK;
 		}
 		if (pm->adapter) {
-			adapter_sample(pm, now);
-			arm_sample_timer(pm, now);
+			mgcap_wait_sample_clocks(pm, now);
+			mgcap_wait_arm_sample_timer(pm, now);
 		}
 		if (pm->merge.n == 1) {
 			n = deliver_one(p, max, cb, user);
@@ -415,7 +258,7 @@ int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 		 */
 		mgcap_merge_release(&pm->merge);
 		if (pm->nonblock)
-			return settle_for_poll(p, now, hold_ns);
+			return mgcap_wait_settle_for_poll(p, now, hold_ns);
 
 		/* sleep until a ring has data, a held record may go, or time is up */
 		timeout_ms = -1;
@@ -427,7 +270,7 @@ int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 		wait_ns = hold_ns;
 		/* adapter stamps: wake for the next sample, due even without traffic */
 		if (pm->adapter) {
-			uint64_t due = adapter_sample_due(pm, now);
+			uint64_t due = mgcap_wait_sample_due(pm, now);
 
 			if (!wait_ns || due < wait_ns)
 				wait_ns = due ? due : 1;
@@ -438,7 +281,7 @@ int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 			if (timeout_ms < 0 || wait_ms < timeout_ms)
 				timeout_ms = wait_ms;
 		}
-		if (wait_for_records(p, timeout_ms, hold_ns != 0))
+		if (mgcap_wait(p, timeout_ms, hold_ns != 0))
 			return PCAP_ERROR;
 	}
 }
@@ -556,20 +399,6 @@ static void pcap_mgcap_breakloop(pcap_t *p)
 	}
 }
 
-/*
- * What the conversion did, on stderr: always when stamps fell back (a
- * capture file cannot say which), and with MGCAP_ADAPTER_STATS set.
- */
-static void adapter_report(const struct mgcap_dev *dev)
-{
-	char line[512];
-
-	if (!dev->conv.fallbacks && !dev->conv.sample_errors && !getenv("MGCAP_ADAPTER_STATS"))
-		return;
-	mgcap_adapter_describe(&dev->conv, line, sizeof(line));
-	fprintf(stderr, "mgcap: %s: adapter stamps: %s\n", dev->src.ifname, line);
-}
-
 void pcap_mgcap_cleanup(pcap_t *p)
 {
 	struct pcap_mgcap *pm = p->priv;
@@ -589,30 +418,16 @@ void pcap_mgcap_cleanup(pcap_t *p)
 	pm->queue_dev = NULL;
 	pm->stats_base = NULL;
 	pm->merge.n = 0;
-	if (pm->event_fd >= 0)
-		close(pm->event_fd);
-	pm->event_fd = -1;
-	if (pm->sample_timer_fd >= 0)
-		close(pm->sample_timer_fd);
-	pm->sample_timer_fd = -1;
-	if (pm->hold_timer_fd >= 0)
-		close(pm->hold_timer_fd);
-	pm->hold_timer_fd = -1;
+	mgcap_wait_close(p);
 	for (i = 0; i < pm->ndevs; i++) {
 		struct mgcap_dev *dev = &pm->devs[i];
 
 		if (dev->promisc_fd >= 0)
 			close(dev->promisc_fd);
 		dev->promisc_fd = -1;
-		if (pm->adapter)
-			adapter_report(dev);
-		mgcap_adapter_close(&dev->conv);
-		/* after its rings closed: the last reader of the device gives it back */
-		if (dev->hwts.taken)
-			(void)mgcap_hwts_readers_gone(dev->src.ifname, &dev->hwts);
-		dev->hwts.taken = 0;
 	}
-	pm->adapter = 0;
+	/* after the rings closed: the last reader of a device gives its stamping back */
+	mgcap_tstamp_close(p);
 	if (pm->on_close_list)
 		pcap_remove_from_pcaps_to_close(p);
 	pm->on_close_list = 0;
@@ -702,67 +517,6 @@ static int open_queues(pcap_t *p)
 	return 0;
 }
 
-/*
- * Adapter stamps: the NIC must stamp every received frame (rx_filter ALL),
- * taken for the readers and given back after the last (mgcap_hwtstamp.h).
- * Returns 0, a warning, or an error.
- */
-static int setup_adapter_stamps(pcap_t *p, struct mgcap_dev *dev)
-{
-	struct pcap_mgcap *pm = p->priv;
-	struct ethtool_ts_info info;
-
-	if (mgcap_hwts_info(dev->src.ifname, &info) < 0 || !mgcap_hwts_rx_capable(&info))
-		return PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
-	/* tcpdump exits without pcap_close(): give back at exit() too */
-	if (!pm->on_close_list) {
-		if (!pcap_do_addexit(p))
-			return PCAP_ERROR;
-		pcap_add_to_pcaps_to_close(p);
-		pm->on_close_list = 1;
-	}
-	if (mgcap_hwts_take(dev->src.ifname, MGCAP_HWTS_READERS, &dev->hwts) < 0) {
-		if (errno == EPERM || errno == EACCES) {
-			snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
-				 "%s: not permitted to enable hardware time stamping", p->opt.device);
-			return PCAP_ERROR_PERM_DENIED;
-		}
-		return PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
-	}
-	return dev->hwts.made.rx_filter == HWTSTAMP_FILTER_ALL ? 0 :
-	       PCAP_WARNING_TSTAMP_TYPE_NOTSUP;
-}
-
-/*
- * Adapter stamps in system time: the NIC's clock, opened now (tcpdump drops
- * its privileges after activation).  Without it, host stamps and a warning
- * that says why.
- */
-static int setup_conversion(pcap_t *p)
-{
-	struct pcap_mgcap *pm = p->priv;
-	char err[PCAP_ERRBUF_SIZE - 64];
-	size_t i;
-
-	for (i = 0; i < pm->ndevs; i++) {
-		if (mgcap_adapter_open(&pm->devs[i].conv, pm->devs[i].src.ifname, err,
-				       sizeof(err)) < 0) {
-			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: %s; using host time stamps",
-				 p->opt.device, err);
-			while (i--)
-				mgcap_adapter_close(&pm->devs[i].conv);
-			return PCAP_WARNING;
-		}
-	}
-	pm->adapter = 1;
-	/* the report at close: tcpdump exits without pcap_close() */
-	if (!pm->on_close_list && pcap_do_addexit(p)) {
-		pcap_add_to_pcaps_to_close(p);
-		pm->on_close_list = 1;
-	}
-	return 0;
-}
-
 static int set_promisc(pcap_t *p, struct mgcap_dev *dev)
 {
 	struct packet_mreq mr;
@@ -824,20 +578,6 @@ static struct mgcap_wakeup reader_wakeup(const pcap_t *p, const struct mgcap_rea
 	return wake;
 }
 
-static int add_to_epoll(pcap_t *p, int fd)
-{
-	struct epoll_event ev;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
-	ev.data.fd = fd;
-	if (epoll_ctl(p->fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: epoll_ctl");
-		return PCAP_ERROR;
-	}
-	return 0;
-}
-
 static int activate(pcap_t *p)
 {
 	struct pcap_mgcap *pm = p->priv;
@@ -854,21 +594,9 @@ static int activate(pcap_t *p)
 	if (status)
 		return status;
 
-	/* the NIC's stamps only where every device stamps: one kind of stamp a handle */
-	if (p->opt.tstamp_type == PCAP_TSTAMP_ADAPTER_UNSYNCED ||
-	    p->opt.tstamp_type == PCAP_TSTAMP_ADAPTER) {
-		for (i = 0; i < pm->ndevs && !warning; i++)
-			warning = setup_adapter_stamps(p, &pm->devs[i]);
-		if (warning < 0)
-			return warning;
-		if (warning == 0)
-			tstamp_source = MGCAP_TSTAMP_HW_OR_SW;
-	}
-	if (p->opt.tstamp_type == PCAP_TSTAMP_ADAPTER && tstamp_source == MGCAP_TSTAMP_HW_OR_SW) {
-		warning = setup_conversion(p);
-		tstamp_source = warning ? MGCAP_TSTAMP_SW : MGCAP_TSTAMP_HW_AND_SW;
-	}
-	pm->tstamp_type = tstamp_source == MGCAP_TSTAMP_SW ? PCAP_TSTAMP_HOST : p->opt.tstamp_type;
+	warning = mgcap_tstamp_setup(p, &tstamp_source);
+	if (warning < 0)
+		return warning;
 	for (i = 0; i < pm->ndevs && p->opt.promisc; i++) {
 		status = set_promisc(p, &pm->devs[i]);
 		if (status)
@@ -903,7 +631,7 @@ static int activate(pcap_t *p)
 	 * threads start after activation) then lies between two samples too.
 	 */
 	if (pm->adapter)
-		adapter_sample(pm, mgcap_now_ns(CLOCK_MONOTONIC));
+		mgcap_wait_sample_clocks(pm, mgcap_now_ns(CLOCK_MONOTONIC));
 
 	if (p->opt.timeout > 0 && (uint64_t)p->opt.timeout * 1000000ULL < hold)
 		hold = (uint64_t)p->opt.timeout * 1000000ULL;
@@ -917,36 +645,9 @@ static int activate(pcap_t *p)
 		pm->merge.key_arg = pm;
 	}
 
-	p->fd = epoll_create1(EPOLL_CLOEXEC);
-	pm->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (p->fd < 0 || pm->event_fd < 0) {
-		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: epoll/eventfd");
-		return PCAP_ERROR;
-	}
-	for (i = 0; i < pm->merge.n; i++)
-		if (add_to_epoll(p, pm->queues[i].r.fd))
-			return PCAP_ERROR;
-	if (add_to_epoll(p, pm->event_fd))
-		return PCAP_ERROR;
-	/* a non-blocking caller's wakeup for a record held back for the order */
-	if (pm->merge.n > 1) {
-		pm->hold_timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-		if (pm->hold_timer_fd < 0 || add_to_epoll(p, pm->hold_timer_fd)) {
-			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
-						  "mgcap: the hold timer");
-			return PCAP_ERROR;
-		}
-	}
-	if (pm->adapter) {
-		pm->sample_timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-		if (pm->sample_timer_fd < 0 || add_to_epoll(p, pm->sample_timer_fd)) {
-			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
-						  "mgcap: the clock's sample timer");
-			return PCAP_ERROR;
-		}
-		arm_sample_timer(pm, mgcap_now_ns(CLOCK_MONOTONIC));
-	}
-
+	status = mgcap_wait_open(p);
+	if (status)
+		return status;
 	p->selectable_fd = p->fd;
 	p->linktype = DLT_EN10MB;
 	p->read_op = pcap_mgcap_read;

@@ -18,20 +18,25 @@ if [ ! -f "$vmlinuz" ]; then
 	exit 1
 fi
 mkdir -p "$out"
-rm -f "$out/rc" "$out/dmesg.txt"
+rm -f "$out/rc" "$out/dmesg.txt" "$out/guest.log"
 
 start=$(date +%s)
 timeout "${MGCAP_VM_TIMEOUT:-1800}" vng --run "$vmlinuz" --disable-kvm --force-9p \
 	--cpus "${MGCAP_VM_CPUS:-2}" --memory "${MGCAP_VM_MEMORY:-1G}" --rwdir "$out" \
 	${MGCAP_VM_APPEND:+--append "$MGCAP_VM_APPEND"} \
 	${MGCAP_VM_QEMU_OPTS:+--qemu-opts="$MGCAP_VM_QEMU_OPTS"} \
-	--exec "$cmd; echo \$? > '$out/rc'; dmesg > '$out/dmesg.txt'" </dev/null
+	--exec "($cmd) > '$out/guest.log' 2>&1; echo \$? > '$out/rc'; dmesg > '$out/dmesg.txt'" \
+	</dev/null >"$out/vng.log" 2>&1
 vng_rc=$?
 end=$(date +%s)
+# what COMMAND printed, from a file: the VM's console is not always whole
+# when several VMs run at once
+cat "$out/guest.log" 2>/dev/null
 echo "run-vm: $kver: VM ran $((end - start)) s"
 
 if [ ! -s "$out/rc" ]; then
 	echo "run-vm: $kver: the VM did not finish the command (vng exit $vng_rc)" >&2
+	tail -n 20 "$out/vng.log" >&2
 	exit 1
 fi
 bad=$(grep -E 'WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|refcount_t|kobject_add_internal failed|sysfs: cannot create duplicate|leaked' "$out/dmesg.txt")

@@ -73,11 +73,11 @@ t_mgdump_to_stdout() {
 sigint_mgdump() {
 	timeout 120 $MGDUMP -i mgt0 -w "$1" >"$TMP/d" 2>&1 &
 	dump=$!
-	wait_readers mgt0 || return 1
+	wait_readers mgt0 || { bad "mgdump never read every queue: $(cat "$TMP/d")"; return 1; }
 	echo "all $2" >/sys/class/net/mgt0/mgtestnic/generate
 	sleep "$3"
 	kill -INT $dump
-	wait $dump || { cat "$TMP/d"; return 1; }
+	wait $dump || { bad "mgdump exited with $?: $(cat "$TMP/d")"; return 1; }
 }
 
 t_mgdump_stops_cleanly_on_sigint() {

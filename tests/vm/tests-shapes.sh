@@ -70,3 +70,21 @@ t_merged_read_loses_no_more_than_af_packet() {
 	[ "$m_drop" -le $((20000 - p_cap + 400)) ] ||
 		bad "mgcap dropped $m_drop, AF_PACKET missed $((20000 - p_cap))"
 }
+
+# both ports of a tap busy at once, their clocks 1 s apart: mgdump --merged
+# writes every frame of both in true time order (its devices ordered by the
+# library's merge, as mgcap:mgt0,mgt1 is)
+t_mgdump_two_busy_devices_merged_in_true_time_order() {
+	tap_setup || return 1
+	timeout 120 $MGDUMP -i mgt0 -i mgt1 --merged --tstamp adapter -w "$TMP/out.pcapng" \
+		-c 12000 -q >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt1 && mgdump_reading "$TMP/out.pcapng" ||
+		{ bad "mgdump never read every queue: $(cat "$TMP/d")"; return 1; }
+	echo "all 3000" >/sys/class/net/mgt0/mgtestnic/generate
+	echo "all 3000" >/sys/class/net/mgt1/mgtestnic/generate
+	wait $dump || { bad "mgdump exited with $?: $(cat "$TMP/d"); $($MGCAP show)"; return 1; }
+	check=$($PCAPCHECK "$TMP/out.pcapng" --queues 2 --devices 2 --count 3000 --truth 10000 \
+		--snaplen 96) || bad "$check"
+	say "$(echo "$check" | sed -n 's/.*truth: //p')"
+}

@@ -84,25 +84,38 @@ static void writer_sleep(void)
 #define DEVICE_HOLD_NS	200000000ULL
 static struct {
 	struct mgcap_order order;
-	uint64_t visible_at[MAX_READERS];	/* when its first block was seen; 0: not yet */
+	uint64_t seen_head[MAX_READERS];	/* a reader's buffer's head at a look ... */
+	uint64_t seen_head_at[MAX_READERS];	/* ... and when it was taken */
 	uint64_t pending[MAX_READERS];		/* blocks staged, not yet written */
 	uint8_t buf[1 << 20];
 	size_t len;
 } in_order;
 
-/* The order's look at a reader: its oldest block's stamp. */
+/*
+ * The order's look at a reader: its oldest block's stamp, and when the block
+ * became visible: blocks behind a fresh look at the buffer's head became
+ * visible then (not when they reached the front, or each would wait a hold
+ * of its own).
+ */
 static int look_at_reader(void *arg, size_t i, uint64_t now_ns, uint64_t *key,
 			  uint64_t *visible_at)
 {
+	struct blockring *ring = &readers[i].ring;
 	const uint8_t *data;
 
 	(void)arg;
-	if (!blockring_peek(&readers[i].ring, &data))
+	if (!blockring_peek(ring, &data))
 		return 0;
-	if (!in_order.visible_at[i])
-		in_order.visible_at[i] = now_ns;
+	if (ring->tail >= in_order.seen_head[i]) {
+		uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+
+		if (head != in_order.seen_head[i]) {
+			in_order.seen_head[i] = head;
+			in_order.seen_head_at[i] = now_ns;
+		}
+	}
 	*key = pcapng_epb_ts(data);
-	*visible_at = in_order.visible_at[i];
+	*visible_at = in_order.seen_head_at[i];
 	return 1;
 }
 
@@ -158,7 +171,6 @@ static int write_in_order(struct dump_output *out, uint64_t *total, uint64_t *by
 		in_order.len += len;
 		in_order.pending[best]++;
 		blockring_release(&readers[best].ring, len);
-		in_order.visible_at[best] = 0;
 		(*total)++;
 		*bytes += len;
 	}

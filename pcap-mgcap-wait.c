@@ -1,0 +1,269 @@
+/*
+ * Copyright (c) the mgcap developers.  BSD-2-Clause, as libpcap.
+ *
+ * How the mgcap capture module's read waits: one epoll set of the rings,
+ * pcap_breakloop()'s event, the clocks' sample timer (adapter stamps) and
+ * the hold timer (a merged source), which is also the selectable fd; and
+ * what keeps that fd honest for non-blocking callers.
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+
+#include "pcap-mgcap-int.h"
+#include "mgcap_time.h"
+
+/*
+ * Lets the rings' new records through their gates, then samples each
+ * device's clock where due: every record read afterwards lies between two
+ * samples.
+ */
+void mgcap_wait_sample_clocks(struct pcap_mgcap *pm, uint64_t now)
+{
+	int moved = 0;
+	size_t i;
+
+	for (i = 0; i < pm->merge.n; i++)
+		moved |= mgcap_reader_open_gate(&pm->queues[i].r);
+	for (i = 0; i < pm->ndevs; i++)
+		(void)mgcap_adapter_sample(&pm->devs[i].conv, moved, now);
+}
+
+/* How long until some device's clock is due for a sample without traffic. */
+uint64_t mgcap_wait_sample_due(const struct pcap_mgcap *pm, uint64_t now)
+{
+	uint64_t due = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < pm->ndevs; i++) {
+		uint64_t d = mgcap_adapter_sample_due(&pm->devs[i].conv, now);
+
+		if (d < due)
+			due = d;
+	}
+	return due;
+}
+
+/*
+ * The sample timer set to fire by the next sample due (CLOCK_MONOTONIC, as
+ * @now).  Only where it would fire too late, or has fired: a sample moves
+ * the next one later, and a timer that fires early costs a read that finds
+ * nothing due, where re-arming it after every sample cost a system call a
+ * read.
+ */
+void mgcap_wait_arm_sample_timer(struct pcap_mgcap *pm, uint64_t now)
+{
+	uint64_t at = now + mgcap_wait_sample_due(pm, now);
+	struct itimerspec its = { { 0, 0 }, { (time_t)(at / 1000000000ULL),
+					       (long)(at % 1000000000ULL) } };
+
+	if (pm->sample_timer_at > now && pm->sample_timer_at <= at)
+		return;
+	if (timerfd_settime(pm->sample_timer_fd, TFD_TIMER_ABSTIME, &its, NULL) == 0)
+		pm->sample_timer_at = at;
+}
+
+/* Takes a wakeup event or the sample timer's expiry, so that it stops being ready. */
+static int take_event(pcap_t *p, int fd)
+{
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN) {
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
+					  "mgcap: reading the wakeup event");
+		return PCAP_ERROR;
+	}
+	return 0;
+}
+
+/*
+ * What epoll found ready: the wakeup event and the timers taken, so that
+ * they stop being ready; a hung-up ring left out of the set.
+ */
+static int take_ready(pcap_t *p, const struct epoll_event *ev, int ready)
+{
+	struct pcap_mgcap *pm = p->priv;
+	int i;
+
+	for (i = 0; i < ready; i++) {
+		int fd = ev[i].data.fd;
+
+		if (fd == pm->event_fd || fd == pm->sample_timer_fd || fd == pm->hold_timer_fd) {
+			if (take_event(p, fd))
+				return PCAP_ERROR;
+		} else if (ev[i].events & EPOLLHUP) {
+			/*
+			 * A device's capture ended while another's goes on: its
+			 * rings stay hung up and would end every wait at once.
+			 * What they still hold is read from the mappings.
+			 */
+			(void)epoll_ctl(p->fd, EPOLL_CTL_DEL, fd, NULL);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Sleeps until a ring has records, pcap_breakloop() or the sample timer
+ * fires, or @timeout_ms passes (-1: no limit).  While the merge holds a
+ * record back, its ring stays readable (the record's space is not given
+ * back), so the rings cannot wake the wait; and an empty queue's next
+ * record, which may let it go, wakes no one before the kernel's wakeup
+ * threshold.  The wait then sleeps on the events alone, a millisecond at
+ * most, and the caller looks at the queues again: a ring filling meanwhile
+ * reaches its fill mark (then nothing waits) long before it is full.
+ */
+int mgcap_wait(pcap_t *p, int timeout_ms, int holding)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct epoll_event ev[4];
+	int ready, i;
+
+	if (holding) {
+		struct pollfd events[2] = { { pm->event_fd, POLLIN, 0 },
+					    { pm->sample_timer_fd, POLLIN, 0 } };
+		if (timeout_ms < 0 || timeout_ms > 1)
+			timeout_ms = 1;
+		/* a timer fd of -1 (no adapter stamps) is left out by poll() */
+		if (poll(events, 2, timeout_ms) < 0 && errno != EINTR) {
+			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: poll");
+			return PCAP_ERROR;
+		}
+		for (i = 0; i < 2; i++)
+			if ((events[i].revents & POLLIN) && take_event(p, events[i].fd))
+				return PCAP_ERROR;
+		return 0;
+	}
+	ready = epoll_wait(p->fd, ev, 4, timeout_ms);
+	if (ready < 0 && errno != EINTR) {
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: epoll_wait");
+		return PCAP_ERROR;
+	}
+	return take_ready(p, ev, ready);
+}
+
+/*
+ * A non-blocking read that delivered nothing leaves the selectable fd
+ * readable only where the next read will deliver: the wakeup event and the
+ * timers taken, hung-up rings left out, and the rings whose next record is
+ * held back for the order parked (out of the epoll set) with the hold
+ * timer set for when the record may go.  The next read puts them back.
+ */
+int mgcap_wait_settle_for_poll(pcap_t *p, uint64_t now, uint64_t hold_ns)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct epoll_event ev[16];
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+	size_t i;
+
+	if (take_ready(p, ev, epoll_wait(p->fd, ev, 16, 0)))
+		return PCAP_ERROR;
+	if (!hold_ns)
+		return 0;
+	for (i = 0; i < pm->merge.n; i++)
+		if (pm->queues[i].next)
+			(void)epoll_ctl(p->fd, EPOLL_CTL_DEL, pm->queues[i].r.fd, NULL);
+	pm->parked = 1;
+	its.it_value.tv_sec = (time_t)((now + hold_ns) / 1000000000ULL);
+	its.it_value.tv_nsec = (long)((now + hold_ns) % 1000000000ULL);
+	if (timerfd_settime(pm->hold_timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: the hold timer");
+		return PCAP_ERROR;
+	}
+	return 0;
+}
+
+/* The rings mgcap_wait_settle_for_poll() parked, back in the epoll set (but the hung-up ones). */
+void mgcap_wait_unpark(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct epoll_event ev;
+	size_t i;
+
+	for (i = 0; i < pm->merge.n; i++) {
+		if (mgcap_reader_detached(&pm->queues[i].r))
+			continue;
+		memset(&ev, 0, sizeof(ev));
+		ev.events = EPOLLIN;
+		ev.data.fd = pm->queues[i].r.fd;
+		(void)epoll_ctl(p->fd, EPOLL_CTL_ADD, ev.data.fd, &ev);	/* EEXIST: never left */
+	}
+	pm->parked = 0;
+}
+
+static int add_to_epoll(pcap_t *p, int fd)
+{
+	struct epoll_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.fd = fd;
+	if (epoll_ctl(p->fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: epoll_ctl");
+		return PCAP_ERROR;
+	}
+	return 0;
+}
+
+int mgcap_wait_open(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	size_t i;
+
+	p->fd = epoll_create1(EPOLL_CLOEXEC);
+	pm->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (p->fd < 0 || pm->event_fd < 0) {
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: epoll/eventfd");
+		return PCAP_ERROR;
+	}
+	for (i = 0; i < pm->merge.n; i++)
+		if (add_to_epoll(p, pm->queues[i].r.fd))
+			return PCAP_ERROR;
+	if (add_to_epoll(p, pm->event_fd))
+		return PCAP_ERROR;
+	/* a non-blocking caller's wakeup for a record held back for the order */
+	if (pm->merge.n > 1) {
+		pm->hold_timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (pm->hold_timer_fd < 0 || add_to_epoll(p, pm->hold_timer_fd)) {
+			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
+						  "mgcap: the hold timer");
+			return PCAP_ERROR;
+		}
+	}
+	if (pm->adapter) {
+		pm->sample_timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (pm->sample_timer_fd < 0 || add_to_epoll(p, pm->sample_timer_fd)) {
+			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
+						  "mgcap: the clock's sample timer");
+			return PCAP_ERROR;
+		}
+		mgcap_wait_arm_sample_timer(pm, mgcap_now_ns(CLOCK_MONOTONIC));
+	}
+
+	return 0;
+}
+
+void mgcap_wait_close(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+
+	if (pm->event_fd >= 0)
+		close(pm->event_fd);
+	pm->event_fd = -1;
+	if (pm->sample_timer_fd >= 0)
+		close(pm->sample_timer_fd);
+	pm->sample_timer_fd = -1;
+	if (pm->hold_timer_fd >= 0)
+		close(pm->hold_timer_fd);
+	pm->hold_timer_fd = -1;
+}
