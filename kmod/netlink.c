@@ -77,6 +77,18 @@ static struct mgcap_capture *mgcap_nl_get_capture(struct genl_info *info)
 	return cap;
 }
 
+/* The size of a reply without its queues (MGCAP_ATTR_QUEUES left out). */
+static size_t mgcap_nl_size_head(void)
+{
+	return nla_total_size(sizeof(u32)) +			/* IFINDEX */
+		nla_total_size(IFNAMSIZ) +			/* IFNAME */
+		nla_total_size(sizeof(u32)) +			/* MODE */
+		nla_total_size_64bit(sizeof(u64)) +		/* RING_SIZE */
+		nla_total_size(sizeof(u32)) +			/* SNAPLEN */
+		nla_total_size(sizeof(u32)) +			/* NUM_QUEUES */
+		nla_total_size(0);				/* AUTOSTOP */
+}
+
 /* The reply's size as the capture is now; readers may come before it is filled. */
 static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 {
@@ -91,14 +103,8 @@ static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 		5 * nla_total_size_64bit(sizeof(u64)) +		/* counters */
 		nla_total_size(sizeof(u32)) +			/* NUM_READERS */
 		nla_total_size(0);				/* READERS */
-	size_t size = nla_total_size(sizeof(u32)) +		/* IFINDEX */
-		nla_total_size(IFNAMSIZ) +			/* IFNAME */
-		nla_total_size(sizeof(u32)) +			/* MODE */
-		nla_total_size_64bit(sizeof(u64)) +		/* RING_SIZE */
-		nla_total_size(sizeof(u32)) +			/* SNAPLEN */
-		nla_total_size(sizeof(u32)) +			/* NUM_QUEUES */
+	size_t size = mgcap_nl_size_head() +
 		nla_total_size(0) +				/* QUEUES */
-		nla_total_size(0) +				/* AUTOSTOP */
 		cap->num_rings * queue;
 	u32 i;
 
@@ -216,7 +222,8 @@ static int mgcap_nl_put_queue(struct sk_buff *skb, struct mgcap_ring *ring)
 /*
  * The capture's attributes and its queues from *@queue on, as many as fit;
  * *@queue is then the first left out (num_rings: none).  -EMSGSIZE when not
- * even one fits.
+ * even one fits.  @queue NULL: the capture's attributes alone, without
+ * MGCAP_ATTR_QUEUES.
  */
 static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
 			 u32 portid, u32 seq, int flags, u8 cmd, u32 *queue)
@@ -236,6 +243,8 @@ static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
 	    nla_put_u32(skb, MGCAP_ATTR_NUM_QUEUES, cap->num_rings) ||
 	    (cap->autostop && nla_put_flag(skb, MGCAP_ATTR_AUTOSTOP)))
 		goto cancel;
+	if (!queue)
+		goto end;
 	queues = nla_nest_start(skb, MGCAP_ATTR_QUEUES);
 	if (!queues)
 		goto cancel;
@@ -254,6 +263,7 @@ static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
 		goto cancel;
 	*queue = i;
 	nla_nest_end(skb, queues);
+end:
 	genlmsg_end(skb, hdr);
 	return 0;
 
@@ -262,6 +272,10 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/*
+ * The capture and every queue in one message: GET's reply, which fails
+ * with -EMSGSIZE where they do not fit (the dump then lists the capture).
+ */
 static int mgcap_nl_reply(struct genl_info *info, const struct mgcap_capture *cap)
 {
 	struct sk_buff *msg;
@@ -283,6 +297,33 @@ static int mgcap_nl_reply(struct genl_info *info, const struct mgcap_capture *ca
 		nlmsg_free(msg);
 	}
 	return err;
+}
+
+/*
+ * START's and SET's reply, once the change is made: it succeeded, whatever
+ * becomes of the reply.  GET's reply where it can be had; where the queues
+ * do not fit one message (or no memory is left for them) the capture's
+ * attributes alone, without MGCAP_ATTR_QUEUES; failing that, no reply at
+ * all (the request's ACK still says it succeeded).
+ */
+static int mgcap_nl_reply_done(struct genl_info *info, const struct mgcap_capture *cap)
+{
+	struct sk_buff *msg;
+	int err = mgcap_nl_reply(info, cap);
+
+	/* sent, or sent and not delivered: nothing better to send */
+	if (err != -EMSGSIZE && err != -ENOMEM)
+		return 0;
+	msg = genlmsg_new(mgcap_nl_size_head(), GFP_KERNEL);
+	if (!msg)
+		return 0;
+	if (mgcap_nl_fill(msg, cap, info->snd_portid, info->snd_seq, 0, info->genlhdr->cmd,
+			  NULL)) {
+		nlmsg_free(msg);
+		return 0;
+	}
+	genlmsg_reply(msg, info);
+	return 0;
 }
 
 static int mgcap_nl_start(struct sk_buff *skb, struct genl_info *info)
@@ -309,7 +350,7 @@ static int mgcap_nl_start(struct sk_buff *skb, struct genl_info *info)
 	err = mgcap_capture_start(dev, ring_size, snaplen, mode,
 				  nla_get_flag(info->attrs[MGCAP_ATTR_AUTOSTOP]), info->extack);
 	if (!err)
-		err = mgcap_nl_reply(info, mgcap_capture_find(dev));
+		err = mgcap_nl_reply_done(info, mgcap_capture_find(dev));
 out:
 	rtnl_unlock();
 	return err;
@@ -342,7 +383,7 @@ static int mgcap_nl_set(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(cap);
 	} else {
 		mgcap_capture_set_mode(cap, nla_get_u32(info->attrs[MGCAP_ATTR_MODE]));
-		err = mgcap_nl_reply(info, cap);
+		err = mgcap_nl_reply_done(info, cap);
 	}
 	rtnl_unlock();
 	return err;

@@ -363,6 +363,27 @@ t_bad_netlink_input() {
 	$BADINPUT netlink mgt0
 }
 
+t_start_and_set_succeed_beyond_one_reply() {
+	# 700 queues: a listing of some 70 KiB, more than the queues' nest of
+	# one reply holds.  START and SET make their change and say so; the
+	# tool lists the queues from GET (the dump) instead.
+	insmod "$NIC" queues=700 && ip link set mgt0 up && insmod "$KO" || return 1
+	$MGCAP start mgt0 ring-size 64K >"$TMP/start" 2>&1 ||
+		bad "start: $(head -3 "$TMP/start")"
+	[ -e /dev/mgcap/mgt0@699 ] || bad "no node of queue 699: the capture did not start"
+	n=$(grep -c " /dev/mgcap/mgt0@" "$TMP/start")
+	[ "$n" = 700 ] || bad "start listed $n queues, not 700"
+	out=$($MGCAP set mgt0 mode drop 2>&1)
+	[ "$out" = "mgt0: mode drop" ] || bad "set mode drop: '$out'"
+	$MGCAP show mgt0 | grep -q "^mgt0: mode drop, 700 queues" || bad "not in drop mode"
+	out=$($SETMODE mgt0 mirror 2>&1) || bad "mgcap-setmode mirror: '$out'"
+	$MGCAP show mgt0 | grep -q "^mgt0: mode mirror, 700 queues" || bad "not in mirror mode"
+	# the capture runs: every queue's frames arrive
+	echo "all 1" >/sys/class/net/mgt0/mgtestnic/generate && wait_idle mgt0 || return 1
+	n=$($MGCAP -j show mgt0 | grep -o '"captured":1,' | wc -l)
+	[ "$n" -ge 700 ] || bad "$n of 700 queues captured their frame"
+}
+
 
 t_module_loads_on_first_request() {
 	# installed where modprobe finds it, it loads for the first netlink request

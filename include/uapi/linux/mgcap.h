@@ -238,7 +238,23 @@ struct mgcap_filter {
 #define MGCAP_IOC_SET_TSTAMP	_IOW(MGCAP_IOC_MAGIC, 5, __u32)
 #define MGCAP_IOC_SET_FILTER	_IOW(MGCAP_IOC_MAGIC, 6, struct mgcap_filter)
 
-/* generic netlink */
+/*
+ * Generic netlink family MGCAP_GENL_NAME.  START, SET and GET reply with
+ * the capture: its attributes and, in MGCAP_ATTR_QUEUES, each queue (and
+ * its readers).
+ *
+ * GET of one device answers in one message; where its queues do not fit
+ * (their nest ends at 64 KiB: some 600 queues, fewer with readers) it fails
+ * with EMSGSIZE, and the dump lists it instead: a dump goes on over as many
+ * messages as it takes, one capture's queues split over several, each with
+ * the capture's attributes.
+ *
+ * START and SET report whether the change was made, nothing else: once it
+ * is, they succeed.  Where their listing does not fit one message, or no
+ * memory can be had for it, the reply carries the capture's attributes
+ * without MGCAP_ATTR_QUEUES (GET or the dump lists the queues); at worst no
+ * reply comes, only the request's ACK (NLM_F_ACK), which says it succeeded.
+ */
 enum mgcap_cmd {
 	MGCAP_CMD_UNSPEC,
 	MGCAP_CMD_START,	/* IFINDEX|IFNAME [RING_SIZE] [SNAPLEN] [MODE] */
