@@ -69,6 +69,8 @@ static int parse_reader(struct nlattr *nest, struct mgcap_nl_reader *r)
 
 	if (nla_parse_nested(tb, MGCAP_RATTR_MAX, nest, NULL))
 		return -1;
+	/* who reads and how is for CAP_NET_ADMIN only: the counters stay */
+	r->hidden = !tb[MGCAP_RATTR_PID];
 	if (tb[MGCAP_RATTR_PID])
 		r->pid = nla_get_u32(tb[MGCAP_RATTR_PID]);
 	if (tb[MGCAP_RATTR_COMM])

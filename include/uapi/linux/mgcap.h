@@ -254,6 +254,14 @@ struct mgcap_filter {
  * memory can be had for it, the reply carries the capture's attributes
  * without MGCAP_ATTR_QUEUES (GET or the dump lists the queues); at worst no
  * reply comes, only the request's ACK (NLM_F_ACK), which says it succeeded.
+ *
+ * START, STOP and SET need CAP_NET_ADMIN.  GET and the dump need nothing,
+ * and show anyone what the queue nodes' listing would: the devices, their
+ * settings, queues and nodes, with the counters of each queue and of each
+ * of its readers.  Who reads and how (a reader's PID, COMM, SNAPLEN,
+ * FILTERED and FILTER_LEN) only a caller with CAP_NET_ADMIN in the device's
+ * network namespace sees (the socket's opener and the asking process both);
+ * for others a reader's nest carries its five counters alone.
  */
 enum mgcap_cmd {
 	MGCAP_CMD_UNSPEC,
@@ -314,6 +322,7 @@ enum mgcap_queue_attr {
 enum mgcap_reader_attr {
 	MGCAP_RATTR_UNSPEC,
 	MGCAP_RATTR_PAD,
+	/* PID to SNAPLEN, FILTERED, FILTER_LEN: to CAP_NET_ADMIN only (see above) */
 	MGCAP_RATTR_PID,	/* u32, the process that opened it, in the asker's pid namespace */
 	MGCAP_RATTR_COMM,	/* string, that process's name at open */
 	MGCAP_RATTR_SNAPLEN,	/* u32 */
