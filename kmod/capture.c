@@ -5,6 +5,10 @@
  * The hook is an rx_handler: it runs for every received frame after the
  * AF_PACKET taps and tc ingress, in the CPU context that receives it (NAPI
  * or an RPS backlog), so one queue's frames may arrive on several CPUs.
+ *
+ * A capture started for its readers (MGCAP_ATTR_AUTOSTOP) is stopped here
+ * too, by the work its autostop runs: reader.c only counts the readers and
+ * schedules that work, and never calls back into this file.
  */
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
@@ -45,6 +49,42 @@ struct mgcap_capture *mgcap_capture_find(const struct net_device *dev)
 	return rtnl_dereference(dev->rx_handler_data);
 }
 
+/*
+ * Its last reader closed, or none came: the capture stops, unless a reader
+ * has one of its queues open now or it stopped already.  Run on the
+ * readers' workqueue (mgcap_autostop_schedule()), with a reference of its own.
+ */
+static void mgcap_autostop_work(struct work_struct *work)
+{
+	struct mgcap_autostop *as = container_of(to_delayed_work(work), struct mgcap_autostop,
+						 stop);
+	struct mgcap_capture *cap;
+
+	rtnl_lock();
+	list_for_each_entry(cap, &mgcap_captures, list) {
+		/* no reader, and none can come: opens fail once this is negative */
+		if (cap->autostop == as) {
+			if (atomic_cmpxchg(&as->readers, 0, INT_MIN) == 0)
+				mgcap_capture_stop(cap);
+			break;
+		}
+	}
+	rtnl_unlock();
+	mgcap_autostop_put(as);
+}
+
+/* The capture's reference; each open reader takes one of its own. */
+static struct mgcap_autostop *mgcap_autostop_create(void)
+{
+	struct mgcap_autostop *as = kzalloc(sizeof(*as), GFP_KERNEL);
+
+	if (as) {
+		kref_init(&as->ref);
+		INIT_DELAYED_WORK(&as->stop, mgcap_autostop_work);
+	}
+	return as;
+}
+
 static void mgcap_capture_free_rings(struct mgcap_capture *cap)
 {
 	u32 i;
@@ -79,10 +119,7 @@ static int mgcap_capture_add_rings(struct mgcap_capture *cap, struct netlink_ext
 		ring->num_queues = cap->num_rings;
 		ring->ifindex = cap->dev->ifindex;
 		ring->mode = cap->mode;
-		if (cap->autostop) {
-			kref_get(&cap->autostop->ref);
-			ring->autostop = cap->autostop;
-		}
+		ring->autostop = cap->autostop;
 		strscpy(ring->ifname, cap->dev->name, sizeof(ring->ifname));
 		cap->rings[i] = ring;
 

@@ -37,3 +37,8 @@ modules_install: modules
 	done
 
 PHONY += modules sparse checkpatch modules_install
+
+# the module's files call one way only, in the order kmod/mgcap.h lists them
+kmod-calls:
+	sh $(srcdir)/scripts/check-kmod-calls.sh $(srcdir)/kmod
+PHONY += kmod-calls

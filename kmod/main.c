@@ -64,8 +64,7 @@ static int mgcap_start_param_devices(void)
 		if (err)
 			pr_err("mgcap: ifname=%s: cannot capture (%d)\n", name, err);
 	}
-	if (err)
-		mgcap_capture_stop_all();
+	/* on an error, mgcap_init() stops what started, once netlink cannot start more */
 	rtnl_unlock();
 	kfree(names);
 	return err;
@@ -89,11 +88,19 @@ static int __init mgcap_init(void)
 		goto err_notifier;
 	err = mgcap_start_param_devices();
 	if (err)
-		goto err_netlink;
+		goto err_captures;
 	return 0;
 
-err_netlink:
+err_captures:
+	/*
+	 * As at exit: the family goes first (waiting for a request under way),
+	 * so that no START can put a receive hook in place after the stop,
+	 * for a module about to be freed.
+	 */
 	mgcap_netlink_exit();
+	rtnl_lock();
+	mgcap_capture_stop_all();
+	rtnl_unlock();
 err_notifier:
 	unregister_netdevice_notifier(&mgcap_netdev_notifier);
 err_chardev:

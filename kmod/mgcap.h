@@ -1,5 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* mgcap kernel module: internal interfaces between its parts. */
+/*
+ * mgcap kernel module: internal interfaces between its parts.
+ *
+ * One feature per file, and the files call each other in one direction
+ * only: each may use what the files below it define, never what one above
+ * it does (scripts/check-kmod-calls.sh checks it, from this list).
+ *
+ *   main.c      module init and exit, ifname=, the netdev notifier
+ *   netlink.c   the generic netlink family: requests and replies
+ *   capture.c   the capture list, the receive hook, start, mode and stop;
+ *               the autostop's stop (its work) and the capture's reference
+ *   chardev.c   the queue nodes: open, mmap, poll, ioctl, sysfs attributes
+ *   reader.c    the readers of a queue, max_readers, the readers' workqueue;
+ *               the autostop's reader count, its timer and its release
+ *   ring.c      one ring: allocation, the producer (hook side), counters,
+ *               flags, wakeups
+ *   filter.c    a reader's classic BPF filter
+ *
+ * What a lower file must have done by a higher one comes through data it is
+ * handed (a work item's function, a pointer it keeps), never a call upwards.
+ */
 #ifndef MGCAP_H
 #define MGCAP_H
 
@@ -71,7 +91,8 @@ struct mgcap_ring {
 	struct mgcap_ring *owner;
 	struct rcu_work free_work;	/* freed after the hook can no longer see it */
 	struct pid *reader_pid;		/* under the capture ring's readers_lock */
-	struct mgcap_autostop *autostop;	/* the capture's ring: its capture's */
+	/* the capture's ring: its capture's, no reference (see mgcap_autostop) */
+	struct mgcap_autostop *autostop;
 	char reader_comm[TASK_COMM_LEN];
 
 	u32 queue;
@@ -97,15 +118,19 @@ static inline struct mgcap_ring *mgcap_ring_owner(struct mgcap_ring *ring)
  * has any of its queues open: MGCAP_AUTOSTOP_LINGER after its last reader
  * closed (a program that probes a device, then captures, finds it still
  * there), or when none opened one within MGCAP_AUTOSTOP_GRACE of the start
- * (the starter died or was refused).  Shared by the capture and its rings,
- * which readers may hold after it stopped.
+ * (the starter died or was refused).  The capture holds a reference until
+ * it stopped, each open reader one until its close (a reader may outlive
+ * the capture), and a pending stop one; the capture's rings point to it
+ * without one, for readers to find it at open, while the capture runs.
+ * capture.c creates it and owns the stop; reader.c counts the readers,
+ * schedules and cancels the stop and frees it.
  */
 #define MGCAP_AUTOSTOP_GRACE	(5 * HZ)
 #define MGCAP_AUTOSTOP_LINGER	HZ
 struct mgcap_autostop {
 	struct kref ref;		/* the capture's, each ring's, a queued stop's */
 	atomic_t readers;		/* open readers of every queue; INT_MIN: stopping */
-	struct delayed_work stop;	/* under RTNL */
+	struct delayed_work stop;	/* capture.c's work, under RTNL */
 };
 
 /* A captured net device: its rings and how packets go on after capture. */
@@ -149,7 +174,6 @@ struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring);
 void mgcap_reader_close(struct mgcap_ring *ring);
 void mgcap_readers_detach(struct mgcap_ring *ring);
 void mgcap_readers_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue);
-struct mgcap_autostop *mgcap_autostop_create(void);
 void mgcap_autostop_schedule(struct mgcap_autostop *as, unsigned long delay);
 void mgcap_autostop_cancel(struct mgcap_autostop *as);
 void mgcap_autostop_put(struct mgcap_autostop *as);

@@ -77,6 +77,18 @@ static struct mgcap_capture *mgcap_nl_get_capture(struct genl_info *info)
 	return cap;
 }
 
+/* The size of a reply without its queues (MGCAP_ATTR_QUEUES left out). */
+static size_t mgcap_nl_size_head(void)
+{
+	return nla_total_size(sizeof(u32)) +			/* IFINDEX */
+		nla_total_size(IFNAMSIZ) +			/* IFNAME */
+		nla_total_size(sizeof(u32)) +			/* MODE */
+		nla_total_size_64bit(sizeof(u64)) +		/* RING_SIZE */
+		nla_total_size(sizeof(u32)) +			/* SNAPLEN */
+		nla_total_size(sizeof(u32)) +			/* NUM_QUEUES */
+		nla_total_size(0);				/* AUTOSTOP */
+}
+
 /* The reply's size as the capture is now; readers may come before it is filled. */
 static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 {
@@ -91,14 +103,8 @@ static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 		5 * nla_total_size_64bit(sizeof(u64)) +		/* counters */
 		nla_total_size(sizeof(u32)) +			/* NUM_READERS */
 		nla_total_size(0);				/* READERS */
-	size_t size = nla_total_size(sizeof(u32)) +		/* IFINDEX */
-		nla_total_size(IFNAMSIZ) +			/* IFNAME */
-		nla_total_size(sizeof(u32)) +			/* MODE */
-		nla_total_size_64bit(sizeof(u64)) +		/* RING_SIZE */
-		nla_total_size(sizeof(u32)) +			/* SNAPLEN */
-		nla_total_size(sizeof(u32)) +			/* NUM_QUEUES */
+	size_t size = mgcap_nl_size_head() +
 		nla_total_size(0) +				/* QUEUES */
-		nla_total_size(0) +				/* AUTOSTOP */
 		cap->num_rings * queue;
 	u32 i;
 
@@ -144,7 +150,18 @@ static u32 mgcap_nl_filter_len(struct mgcap_ring *ring)
 	return len;
 }
 
-static int mgcap_nl_put_reader(struct sk_buff *skb, struct mgcap_ring *ring)
+/*
+ * Who reads a queue and how (pid, comm, snaplen, filter) is for those who
+ * may manage the device's captures: CAP_NET_ADMIN in its namespace, both
+ * the socket's opener and the asking process.  Others see what the nodes'
+ * listing shows, devices and queues, and the counters.
+ */
+static bool mgcap_nl_details(const struct sk_buff *request, const struct net *net)
+{
+	return netlink_ns_capable(request, net->user_ns, CAP_NET_ADMIN);
+}
+
+static int mgcap_nl_put_reader(struct sk_buff *skb, struct mgcap_ring *ring, bool details)
 {
 	struct nlattr *nest = nla_nest_start(skb, MGCAP_ATTR_READER);
 	/* as the asking process sees it; 0 outside its pid namespace */
@@ -152,12 +169,13 @@ static int mgcap_nl_put_reader(struct sk_buff *skb, struct mgcap_ring *ring)
 
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, MGCAP_RATTR_PID, pid) ||
-	    nla_put_string(skb, MGCAP_RATTR_COMM, ring->reader_comm) ||
-	    nla_put_u32(skb, MGCAP_RATTR_SNAPLEN, READ_ONCE(ring->snaplen)) ||
-	    nla_put_u64_64bit(skb, MGCAP_RATTR_FILTERED, atomic64_read(&ring->filtered),
-			      MGCAP_RATTR_PAD) ||
-	    nla_put_u32(skb, MGCAP_RATTR_FILTER_LEN, mgcap_nl_filter_len(ring)) ||
+	if ((details &&
+	     (nla_put_u32(skb, MGCAP_RATTR_PID, pid) ||
+	      nla_put_string(skb, MGCAP_RATTR_COMM, ring->reader_comm) ||
+	      nla_put_u32(skb, MGCAP_RATTR_SNAPLEN, READ_ONCE(ring->snaplen)) ||
+	      nla_put_u64_64bit(skb, MGCAP_RATTR_FILTERED, atomic64_read(&ring->filtered),
+				MGCAP_RATTR_PAD) ||
+	      nla_put_u32(skb, MGCAP_RATTR_FILTER_LEN, mgcap_nl_filter_len(ring)))) ||
 	    mgcap_nl_put_counters(skb, ring, MGCAP_RATTR_CAPTURED, MGCAP_RATTR_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
@@ -167,7 +185,7 @@ static int mgcap_nl_put_reader(struct sk_buff *skb, struct mgcap_ring *ring)
 }
 
 /* Under the queue's readers_lock: who reads it stays put meanwhile. */
-static int mgcap_nl_put_readers(struct sk_buff *skb, struct mgcap_ring *ring)
+static int mgcap_nl_put_readers(struct sk_buff *skb, struct mgcap_ring *ring, bool details)
 {
 	struct mgcap_ring *mine;
 	struct nlattr *nest;
@@ -178,10 +196,10 @@ static int mgcap_nl_put_readers(struct sk_buff *skb, struct mgcap_ring *ring)
 	nest = nla_nest_start(skb, MGCAP_QATTR_READERS);
 	if (!nest)
 		return -EMSGSIZE;
-	if (ring->first_reader && mgcap_nl_put_reader(skb, ring))
+	if (ring->first_reader && mgcap_nl_put_reader(skb, ring, details))
 		goto cancel;
 	list_for_each_entry(mine, &ring->more_readers, reader_node)
-		if (mgcap_nl_put_reader(skb, mine))
+		if (mgcap_nl_put_reader(skb, mine, details))
 			goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -191,7 +209,7 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int mgcap_nl_put_queue(struct sk_buff *skb, struct mgcap_ring *ring)
+static int mgcap_nl_put_queue(struct sk_buff *skb, struct mgcap_ring *ring, bool details)
 {
 	struct nlattr *nest;
 	int err;
@@ -203,7 +221,7 @@ static int mgcap_nl_put_queue(struct sk_buff *skb, struct mgcap_ring *ring)
 	err = nla_put_u32(skb, MGCAP_QATTR_ID, ring->queue) ||
 	      nla_put_string(skb, MGCAP_QATTR_DEVNODE, ring->devnode) ||
 	      mgcap_nl_put_counters(skb, ring, MGCAP_QATTR_CAPTURED, MGCAP_QATTR_PAD) ||
-	      mgcap_nl_put_readers(skb, ring);
+	      mgcap_nl_put_readers(skb, ring, details);
 	mutex_unlock(&ring->readers_lock);
 	if (err) {
 		nla_nest_cancel(skb, nest);
@@ -216,10 +234,11 @@ static int mgcap_nl_put_queue(struct sk_buff *skb, struct mgcap_ring *ring)
 /*
  * The capture's attributes and its queues from *@queue on, as many as fit;
  * *@queue is then the first left out (num_rings: none).  -EMSGSIZE when not
- * even one fits.
+ * even one fits.  @queue NULL: the capture's attributes alone, without
+ * MGCAP_ATTR_QUEUES.  @details: each reader's pid, comm, snaplen and filter.
  */
 static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
-			 u32 portid, u32 seq, int flags, u8 cmd, u32 *queue)
+			 u32 portid, u32 seq, int flags, u8 cmd, u32 *queue, bool details)
 {
 	struct nlattr *queues;
 	void *hdr;
@@ -236,13 +255,15 @@ static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
 	    nla_put_u32(skb, MGCAP_ATTR_NUM_QUEUES, cap->num_rings) ||
 	    (cap->autostop && nla_put_flag(skb, MGCAP_ATTR_AUTOSTOP)))
 		goto cancel;
+	if (!queue)
+		goto end;
 	queues = nla_nest_start(skb, MGCAP_ATTR_QUEUES);
 	if (!queues)
 		goto cancel;
 	for (i = *queue; i < cap->num_rings; i++) {
 		unsigned char *before = skb_tail_pointer(skb);
 
-		if (mgcap_nl_put_queue(skb, cap->rings[i]))
+		if (mgcap_nl_put_queue(skb, cap->rings[i], details))
 			break;
 		/* an attribute's length has 16 bits: the nest ends before it wraps */
 		if (skb_tail_pointer(skb) - (unsigned char *)queues > U16_MAX) {
@@ -254,6 +275,7 @@ static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
 		goto cancel;
 	*queue = i;
 	nla_nest_end(skb, queues);
+end:
 	genlmsg_end(skb, hdr);
 	return 0;
 
@@ -262,8 +284,14 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int mgcap_nl_reply(struct genl_info *info, const struct mgcap_capture *cap)
+/*
+ * The capture and every queue in one message: GET's reply, which fails
+ * with -EMSGSIZE where they do not fit (the dump then lists the capture).
+ */
+static int mgcap_nl_reply(struct sk_buff *request, struct genl_info *info,
+			  const struct mgcap_capture *cap)
 {
+	bool details = mgcap_nl_details(request, dev_net(cap->dev));
 	struct sk_buff *msg;
 	int tries, err = -EMSGSIZE;
 
@@ -275,7 +303,7 @@ static int mgcap_nl_reply(struct genl_info *info, const struct mgcap_capture *ca
 		if (!msg)
 			return -ENOMEM;
 		err = mgcap_nl_fill(msg, cap, info->snd_portid, info->snd_seq, 0,
-				    info->genlhdr->cmd, &queue);
+				    info->genlhdr->cmd, &queue, details);
 		if (!err && queue < cap->num_rings)
 			err = -EMSGSIZE;
 		if (!err)
@@ -283,6 +311,34 @@ static int mgcap_nl_reply(struct genl_info *info, const struct mgcap_capture *ca
 		nlmsg_free(msg);
 	}
 	return err;
+}
+
+/*
+ * START's and SET's reply, once the change is made: it succeeded, whatever
+ * becomes of the reply.  GET's reply where it can be had; where the queues
+ * do not fit one message (or no memory is left for them) the capture's
+ * attributes alone, without MGCAP_ATTR_QUEUES; failing that, no reply at
+ * all (the request's ACK still says it succeeded).
+ */
+static int mgcap_nl_reply_done(struct sk_buff *request, struct genl_info *info,
+			       const struct mgcap_capture *cap)
+{
+	struct sk_buff *msg;
+	int err = mgcap_nl_reply(request, info, cap);
+
+	/* sent, or sent and not delivered: nothing better to send */
+	if (err != -EMSGSIZE && err != -ENOMEM)
+		return 0;
+	msg = genlmsg_new(mgcap_nl_size_head(), GFP_KERNEL);
+	if (!msg)
+		return 0;
+	if (mgcap_nl_fill(msg, cap, info->snd_portid, info->snd_seq, 0, info->genlhdr->cmd,
+			  NULL, false)) {
+		nlmsg_free(msg);
+		return 0;
+	}
+	genlmsg_reply(msg, info);
+	return 0;
 }
 
 static int mgcap_nl_start(struct sk_buff *skb, struct genl_info *info)
@@ -309,7 +365,7 @@ static int mgcap_nl_start(struct sk_buff *skb, struct genl_info *info)
 	err = mgcap_capture_start(dev, ring_size, snaplen, mode,
 				  nla_get_flag(info->attrs[MGCAP_ATTR_AUTOSTOP]), info->extack);
 	if (!err)
-		err = mgcap_nl_reply(info, mgcap_capture_find(dev));
+		err = mgcap_nl_reply_done(skb, info, mgcap_capture_find(dev));
 out:
 	rtnl_unlock();
 	return err;
@@ -342,7 +398,7 @@ static int mgcap_nl_set(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(cap);
 	} else {
 		mgcap_capture_set_mode(cap, nla_get_u32(info->attrs[MGCAP_ATTR_MODE]));
-		err = mgcap_nl_reply(info, cap);
+		err = mgcap_nl_reply_done(skb, info, cap);
 	}
 	rtnl_unlock();
 	return err;
@@ -355,7 +411,7 @@ static int mgcap_nl_get(struct sk_buff *skb, struct genl_info *info)
 
 	rtnl_lock();
 	cap = mgcap_nl_get_capture(info);
-	err = IS_ERR(cap) ? PTR_ERR(cap) : mgcap_nl_reply(info, cap);
+	err = IS_ERR(cap) ? PTR_ERR(cap) : mgcap_nl_reply(skb, info, cap);
 	rtnl_unlock();
 	return err;
 }
@@ -369,6 +425,7 @@ static int mgcap_nl_get(struct sk_buff *skb, struct genl_info *info)
 static int mgcap_nl_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct net *net = sock_net(skb->sk);
+	bool details = mgcap_nl_details(cb->skb, net);
 	struct mgcap_capture *cap;
 	long idx = 0;
 	int err = 0;
@@ -384,7 +441,7 @@ static int mgcap_nl_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			continue;
 		}
 		err = mgcap_nl_fill(skb, cap, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-				    NLM_F_MULTI, MGCAP_CMD_GET, &queue);
+				    NLM_F_MULTI, MGCAP_CMD_GET, &queue, details);
 		if (err)
 			break;
 		if (queue < cap->num_rings) {

@@ -12,7 +12,6 @@
  */
 #include <linux/moduleparam.h>
 #include <linux/rculist.h>
-#include <linux/rtnetlink.h>
 #include <linux/stringify.h>
 
 #include "mgcap.h"
@@ -77,11 +76,17 @@ struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring)
 			mine = ERR_PTR(-EBUSY);
 			goto out;
 		}
-		/* a place is free: a capture for its readers must not be stopping */
-		if ((!ring->first_reader || spare) && ring->autostop &&
-		    !atomic_inc_unless_negative(&ring->autostop->readers)) {
-			mine = ERR_PTR(-ENODEV);
-			goto out;
+		/*
+		 * A place is free: a capture for its readers must not be
+		 * stopping.  The reader holds the autostop from here to its
+		 * close: the capture's reference goes at its stop.
+		 */
+		if ((!ring->first_reader || spare) && ring->autostop) {
+			if (!atomic_inc_unless_negative(&ring->autostop->readers)) {
+				mine = ERR_PTR(-ENODEV);
+				goto out;
+			}
+			kref_get(&ring->autostop->ref);
 		}
 		if (!ring->first_reader) {
 			mgcap_ring_clear_reader_error(ring);
@@ -128,6 +133,7 @@ static void mgcap_reader_free(struct work_struct *work)
 void mgcap_reader_close(struct mgcap_ring *mine)
 {
 	struct mgcap_ring *ring = mgcap_ring_owner(mine);
+	struct mgcap_autostop *as = ring->autostop;
 
 	mutex_lock(&ring->readers_lock);
 	if (mine == ring) {
@@ -146,10 +152,13 @@ void mgcap_reader_close(struct mgcap_ring *mine)
 	 * has nothing to stop, and its timer could outlive the module.
 	 * Under readers_lock, as mgcap_readers_detach() marks the stop.
 	 */
-	if (ring->autostop && atomic_dec_and_test(&ring->autostop->readers) &&
+	if (as && atomic_dec_and_test(&as->readers) &&
 	    !mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
-		mgcap_autostop_schedule(ring->autostop, MGCAP_AUTOSTOP_LINGER);
+		mgcap_autostop_schedule(as, MGCAP_AUTOSTOP_LINGER);
 	mutex_unlock(&ring->readers_lock);
+	/* the reference mgcap_reader_open() took */
+	if (as)
+		mgcap_autostop_put(as);
 
 	if (mine != ring) {
 		INIT_RCU_WORK(&mine->free_work, mgcap_reader_free);
@@ -191,40 +200,9 @@ void mgcap_autostop_put(struct mgcap_autostop *as)
 }
 
 /*
- * Its last reader closed, or none came: the capture stops, unless a reader
- * has one of its queues open now or it stopped already.
+ * The stop check (the work the capture gave it, see capture.c) runs @delay
+ * from now, instead of when it was due, on the readers' workqueue.
  */
-static void mgcap_autostop_work(struct work_struct *work)
-{
-	struct mgcap_autostop *as = container_of(to_delayed_work(work), struct mgcap_autostop,
-						 stop);
-	struct mgcap_capture *cap;
-
-	rtnl_lock();
-	list_for_each_entry(cap, &mgcap_captures, list) {
-		/* no reader, and none can come: opens fail once this is negative */
-		if (cap->autostop == as) {
-			if (atomic_cmpxchg(&as->readers, 0, INT_MIN) == 0)
-				mgcap_capture_stop(cap);
-			break;
-		}
-	}
-	rtnl_unlock();
-	mgcap_autostop_put(as);
-}
-
-struct mgcap_autostop *mgcap_autostop_create(void)
-{
-	struct mgcap_autostop *as = kzalloc(sizeof(*as), GFP_KERNEL);
-
-	if (as) {
-		kref_init(&as->ref);
-		INIT_DELAYED_WORK(&as->stop, mgcap_autostop_work);
-	}
-	return as;
-}
-
-/* The stop check runs @delay from now, instead of when it was due. */
 void mgcap_autostop_schedule(struct mgcap_autostop *as, unsigned long delay)
 {
 	kref_get(&as->ref);

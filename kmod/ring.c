@@ -124,8 +124,6 @@ static void mgcap_ring_release(struct kref *ref)
 	if (filter)
 		mgcap_filter_free(filter);
 	put_pid(ring->reader_pid);
-	if (ring->autostop)
-		mgcap_autostop_put(ring->autostop);
 	mgcap_ring_uncharge(ring->mmap_size);
 	hrtimer_cancel(&ring->wake_timer);
 	mutex_destroy(&ring->readers_lock);

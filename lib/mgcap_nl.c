@@ -69,6 +69,8 @@ static int parse_reader(struct nlattr *nest, struct mgcap_nl_reader *r)
 
 	if (nla_parse_nested(tb, MGCAP_RATTR_MAX, nest, NULL))
 		return -1;
+	/* who reads and how is for CAP_NET_ADMIN only: the counters stay */
+	r->hidden = !tb[MGCAP_RATTR_PID];
 	if (tb[MGCAP_RATTR_PID])
 		r->pid = nla_get_u32(tb[MGCAP_RATTR_PID]);
 	if (tb[MGCAP_RATTR_COMM])
@@ -173,6 +175,9 @@ static int on_reply(struct nl_msg *msg, void *arg)
 		return NL_OK;
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, MGCAP_ATTR_MAX, NULL))
 		goto bad;
+	/* START's or SET's reply too large to list the queues: the caller asks GET */
+	if (!tb[MGCAP_ATTR_QUEUES])
+		return NL_OK;
 	/* more queues of a device a dump split over several messages */
 	last = l->count ? &l->devs[l->count - 1] : NULL;
 	if (last && last->num_parsed < last->num_queues && tb[MGCAP_ATTR_IFINDEX] &&
@@ -294,12 +299,28 @@ static int fill_typed(struct nl_msg *msg, const void *arg)
 	return 0;
 }
 
+/*
+ * START and SET succeeded, but their reply listed nothing (it would not fit
+ * one message, or the kernel had no memory for it): the listing from GET,
+ * or, failing that, none.  The change was made all the same.
+ */
+static void get_if_unlisted(const char *ifname, struct mgcap_nl_list *out)
+{
+	struct mgcap_nl_error e;
+
+	if (out && !out->count)
+		mgcap_nl_get(ifname, out, &e);
+}
+
 int mgcap_nl_start(const char *ifname, const struct mgcap_nl_start *opts,
 		   struct mgcap_nl_list *out, struct mgcap_nl_error *e)
 {
 	struct typed_args a = { ifname, opts->ring_size, opts->snaplen, opts->mode, opts->autostop };
 
-	return mgcap_nl_request(MGCAP_CMD_START, 0, fill_typed, &a, out, e);
+	if (mgcap_nl_request(MGCAP_CMD_START, 0, fill_typed, &a, out, e))
+		return -1;
+	get_if_unlisted(ifname, out);
+	return 0;
 }
 
 int mgcap_nl_start_for_readers(const char *ifname, uint64_t ring_size, struct mgcap_nl_error *e)
@@ -327,7 +348,10 @@ int mgcap_nl_set_mode(const char *ifname, uint32_t mode, struct mgcap_nl_list *o
 {
 	struct typed_args a = { .ifname = ifname, .mode = (int)mode };
 
-	return mgcap_nl_request(MGCAP_CMD_SET, 0, fill_typed, &a, out, e);
+	if (mgcap_nl_request(MGCAP_CMD_SET, 0, fill_typed, &a, out, e))
+		return -1;
+	get_if_unlisted(ifname, out);
+	return 0;
 }
 
 /* Keeps @l's device named @ifname alone: 0, or -1 (then @l is empty) if it has none. */

@@ -38,14 +38,17 @@
 #include <linux/net_tstamp.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <linux/stringify.h>
 
 #include "compat.h"
 #include "mgt_phc.h"
 #include "mgtestnic_frame.h"
 
+/* enough for a capture whose listing exceeds one netlink message */
+#define MGT_QUEUES_MAX	1024
 static unsigned int queues = 4;
 module_param(queues, uint, 0444);
-MODULE_PARM_DESC(queues, "Receive queues per device (1-64)");
+MODULE_PARM_DESC(queues, "Receive queues per device (1-" __stringify(MGT_QUEUES_MAX) ")");
 
 static unsigned int devices = 1;
 module_param(devices, uint, 0444);
@@ -575,7 +578,7 @@ static int __init mgt_init(void)
 {
 	unsigned int i;
 
-	if (queues < 1 || queues > 64 || devices < 1 || devices > ARRAY_SIZE(mgt_devs))
+	if (queues < 1 || queues > MGT_QUEUES_MAX || devices < 1 || devices > ARRAY_SIZE(mgt_devs))
 		return -EINVAL;
 	for (i = 0; i < devices; i++) {
 		struct net_device *dev = mgt_create(i);

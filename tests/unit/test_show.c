@@ -118,6 +118,29 @@ static void test_table(void)
 	free(out);
 }
 
+/* Asked without CAP_NET_ADMIN: a reader's counters, not who it is or how it reads. */
+static void test_hidden_reader(void)
+{
+	struct mgcap_nl_reader hidden[1] = { { .hidden = 1, .counters = { .captured = 5 } } };
+	struct mgcap_nl_list l;
+	struct mgcap_nl_dev d;
+	struct mgcap_nl_queue q[2];
+	char *out;
+
+	sample(&l, &d, q);
+	q[1].num_readers = 1;
+	q[1].readers = hidden;
+	out = render(mgcap_show_table, &l);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n                     5                  0            0"
+					   "            0            0          -\n"));
+	CU_ASSERT_PTR_NULL(strstr(out, " pid "));
+	free(out);
+	out = render(mgcap_show_json, &l);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"readers\":[{\"captured\":5,\"bytes\":0,\"dropped\":0,"
+					   "\"fill\":0,\"high_water\":0}]}]}]\n"));
+	free(out);
+}
+
 /* The device's clock: measured, missing, or unreadable. */
 static void test_clock(void)
 {
@@ -162,6 +185,7 @@ void register_show_tests(void)
 	static const struct unit_test tests[] = {
 		{ "json", test_json },
 		{ "table", test_table },
+		{ "readers' details left out", test_hidden_reader },
 		{ "the NIC's clock", test_clock },
 	};
 

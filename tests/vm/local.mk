@@ -2,4 +2,4 @@
 # and runs the suites in it (tests/vm/README.md)
 TESTS += tests/vm/harness-selftest.sh tests/vm/vm-tests.sh
 EXTRA_DIST += tests/vm
-check-local: checkpatch sparse $(BENCH_BIN)
+check-local: checkpatch sparse kmod-calls $(BENCH_BIN)

@@ -224,6 +224,47 @@ t_ifname_parameter() {
 	insmod "$KO" || return 1
 }
 
+t_ifname_failed_load_leaves_no_capture() {
+	# START requests keep coming while a load whose ifname= fails holds
+	# RTNL for a while (16 rings of 8 MiB for mgt0): one that gets in
+	# must not outlive the load, whose family goes before its stop.  (The
+	# notifier's unregistration, which replays NETDEV_UNREGISTER for every
+	# device, used to stop such a capture by chance: nothing is left
+	# either way, and the module must be gone and the kernel quiet.)
+	insmod "$NIC" queues=16 devices=2 || return 1
+	for d in mgt0 mgt1; do ip link set $d up || return 1; done
+	modprobe_was=$(cat /proc/sys/kernel/modprobe)
+	echo /bin/false >/proc/sys/kernel/modprobe	# no loading on demand
+	raced=0
+	for try in 1 2; do
+		before=$(dmesg | grep -c "mgt1: mgcap: capturing")
+		rm -f "$TMP/stop"
+		(while [ ! -e "$TMP/stop" ]; do
+			$MGCAP start mgt1 ring-size 64K >/dev/null 2>&1
+		done) &
+		loop=$!
+		sleep 1
+		insmod "$KO" ifname=mgt0,nosuch0 2>/dev/null && bad "ifname=mgt0,nosuch0 loaded"
+		: >"$TMP/stop"
+		wait $loop
+		[ "$(dmesg | grep -c "mgt1: mgcap: capturing")" -gt "$before" ] && raced=$((raced + 1))
+		if grep -q '^mgcap ' /proc/modules; then
+			bad "a failed load left the module loaded"
+			rmmod mgcap
+		fi
+	done
+	echo "$modprobe_was" >/proc/sys/kernel/modprobe
+	say "a START got in during $raced of 2 failed loads"
+	[ -z "$(ls /dev/mgcap 2>/dev/null)" ] || bad "failed loads left nodes: $(ls /dev/mgcap)"
+	# no receive handler left on either device, and frames go to the stack
+	ip link add br0 type bridge || return 1
+	for d in mgt0 mgt1; do
+		ip link set $d master br0 || bad "$d kept a receive handler"
+		ip link set $d nomaster
+	done
+	echo "all 100" >/sys/class/net/mgt1/mgtestnic/generate && wait_idle mgt1
+}
+
 # --- control and bad input -----------------------------------------------------------
 
 t_tools_report_errors() {
@@ -320,6 +361,27 @@ t_bad_chardev_input() {
 t_bad_netlink_input() {
 	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
 	$BADINPUT netlink mgt0
+}
+
+t_start_and_set_succeed_beyond_one_reply() {
+	# 700 queues: a listing of some 70 KiB, more than the queues' nest of
+	# one reply holds.  START and SET make their change and say so; the
+	# tool lists the queues from GET (the dump) instead.
+	insmod "$NIC" queues=700 && ip link set mgt0 up && insmod "$KO" || return 1
+	$MGCAP start mgt0 ring-size 64K >"$TMP/start" 2>&1 ||
+		bad "start: $(head -3 "$TMP/start")"
+	[ -e /dev/mgcap/mgt0@699 ] || bad "no node of queue 699: the capture did not start"
+	n=$(grep -c " /dev/mgcap/mgt0@" "$TMP/start")
+	[ "$n" = 700 ] || bad "start listed $n queues, not 700"
+	out=$($MGCAP set mgt0 mode drop 2>&1)
+	[ "$out" = "mgt0: mode drop" ] || bad "set mode drop: '$out'"
+	$MGCAP show mgt0 | grep -q "^mgt0: mode drop, 700 queues" || bad "not in drop mode"
+	out=$($SETMODE mgt0 mirror 2>&1) || bad "mgcap-setmode mirror: '$out'"
+	$MGCAP show mgt0 | grep -q "^mgt0: mode mirror, 700 queues" || bad "not in mirror mode"
+	# the capture runs: every queue's frames arrive
+	echo "all 1" >/sys/class/net/mgt0/mgtestnic/generate && wait_idle mgt0 || return 1
+	n=$($MGCAP -j show mgt0 | grep -o '"captured":1,' | wc -l)
+	[ "$n" -ge 700 ] || bad "$n of 700 queues captured their frame"
 }
 
 

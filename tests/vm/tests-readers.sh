@@ -189,6 +189,48 @@ t_readers_kernel_filter_rejects_before_the_ring() {
 	$PCAPCHECK "$TMP/vlan.pcap" --queues 2 --count 2000 --only-queue 1 --vlan 10
 }
 
+t_readers_details_only_for_cap_net_admin() {
+	# like ls -l /dev/mgcap, anyone may see the captures, queues and
+	# counters; who reads and how (pid, comm, snaplen, filter) only
+	# CAP_NET_ADMIN in the device's namespace
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	start_tcpdump td -i mgcap:mgt0 -s 80 -w /dev/null 'udp src port 10001' || return 1
+	tpid=$(pgrep -x tcpdump)
+	wait_readers mgt0 || return 1
+	echo "all 10" >/sys/class/net/mgt0/mgtestnic/generate && wait_idle mgt0 || return 1
+	for who in root user; do
+		as=
+		[ $who = user ] && as="setpriv --reuid=65534 --regid=65534 --clear-groups
+			--inh-caps=-all --bounding-set=-all"
+		$as $MGCAP show mgt0 >"$TMP/$who" 2>&1 || bad "$who: mgcap show: $(cat "$TMP/$who")"
+		$as $MGCAP -j show >"$TMP/$who.json" 2>&1 || bad "$who: mgcap -j show failed"
+	done
+	# root: each queue's reader, who it is and how it reads
+	n=$(grep -c " pid $tpid tcpdump, snaplen 80, filter [1-9][0-9]* insns" "$TMP/root")
+	[ "$n" = 2 ] || { cat "$TMP/root"; bad "root sees $n of 2 readers in full"; }
+	grep -q '"comm":"tcpdump","snaplen":80,' "$TMP/root.json" || bad "root: no comm in JSON"
+	# the user: the queues, their counters and each reader's, nothing of who or how
+	sed 's/^/      /' "$TMP/user"
+	grep -q "^mgt0: mode mirror, 2 queues" "$TMP/user" || bad "the user sees no capture"
+	[ "$(grep -c " /dev/mgcap/mgt0@[01]$" "$TMP/user")" = 2 ] || bad "the user sees no queues"
+	n=$(awk 'NF == 6 && $6 == "-" {n++} END {print n + 0}' "$TMP/user")
+	[ "$n" = 2 ] || bad "the user sees $n of 2 readers' counters"
+	! grep -q "tcpdump\| pid \|insns\|filtered" "$TMP/user" || bad "the user sees reader details"
+	! grep -q '"pid"\|"comm"\|"filter_len"\|"filtered"\|"snaplen":80' "$TMP/user.json" ||
+		bad "the user sees reader details in JSON"
+	python3 -c '
+import json, sys
+readers = [[r for q in json.load(open(f))[0]["queues"] for r in q["readers"]]
+           for f in sys.argv[1:]]
+user, root = readers
+counters = {"captured", "bytes", "dropped", "fill", "high_water"}
+assert len(user) == 2 and all(set(r) == counters for r in user), user
+assert [[r[k] for k in counters] for r in user] == [[r[k] for k in counters] for r in root]
+' "$TMP/user.json" "$TMP/root.json" || bad "the user's JSON: $(cat "$TMP/user.json")"
+	kill -INT "$tpid"
+	wait_end td
+}
+
 # show_lists_readers N: with N tcpdumps reading every queue of mgt0 (64
 # queues), every form of mgcap show lists each queue and reader
 show_lists_readers() {

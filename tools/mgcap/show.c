@@ -36,6 +36,13 @@ static void json_readers(FILE *f, const struct mgcap_nl_queue *qu)
 	for (i = 0; i < qu->num_readers; i++) {
 		const struct mgcap_nl_reader *r = &qu->readers[i];
 
+		/* without CAP_NET_ADMIN: the counters alone */
+		if (r->hidden) {
+			fprintf(f, "%s{", i ? "," : "");
+			json_counters(f, &r->counters);
+			fputc('}', f);
+			continue;
+		}
 		fprintf(f, "%s{\"pid\":%" PRIu32 ",\"comm\":", i ? "," : "", r->pid);
 		json_string(f, r->comm);
 		fprintf(f, ",\"snaplen\":%" PRIu32 ",", r->snaplen);
@@ -151,6 +158,12 @@ void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l,
 				const struct mgcap_nl_reader *rd = &qu->readers[r];
 
 				c = &rd->counters;
+				if (rd->hidden) {	/* without CAP_NET_ADMIN */
+					fprintf(f, "  %5s " TABLE_COUNTERS " %7s  -\n", "",
+						c->captured, c->bytes, c->dropped, c->fill,
+						c->high_water, "");
+					continue;
+				}
 				fprintf(f, "  %5s " TABLE_COUNTERS " %7s  pid %" PRIu32 " %s, snaplen %"
 					PRIu32 ", filter %" PRIu32 " insns, filtered out %" PRIu64
 					"\n", "", c->captured, c->bytes, c->dropped, c->fill,

@@ -238,7 +238,31 @@ struct mgcap_filter {
 #define MGCAP_IOC_SET_TSTAMP	_IOW(MGCAP_IOC_MAGIC, 5, __u32)
 #define MGCAP_IOC_SET_FILTER	_IOW(MGCAP_IOC_MAGIC, 6, struct mgcap_filter)
 
-/* generic netlink */
+/*
+ * Generic netlink family MGCAP_GENL_NAME.  START, SET and GET reply with
+ * the capture: its attributes and, in MGCAP_ATTR_QUEUES, each queue (and
+ * its readers).
+ *
+ * GET of one device answers in one message; where its queues do not fit
+ * (their nest ends at 64 KiB: some 600 queues, fewer with readers) it fails
+ * with EMSGSIZE, and the dump lists it instead: a dump goes on over as many
+ * messages as it takes, one capture's queues split over several, each with
+ * the capture's attributes.
+ *
+ * START and SET report whether the change was made, nothing else: once it
+ * is, they succeed.  Where their listing does not fit one message, or no
+ * memory can be had for it, the reply carries the capture's attributes
+ * without MGCAP_ATTR_QUEUES (GET or the dump lists the queues); at worst no
+ * reply comes, only the request's ACK (NLM_F_ACK), which says it succeeded.
+ *
+ * START, STOP and SET need CAP_NET_ADMIN.  GET and the dump need nothing,
+ * and show anyone what the queue nodes' listing would: the devices, their
+ * settings, queues and nodes, with the counters of each queue and of each
+ * of its readers.  Who reads and how (a reader's PID, COMM, SNAPLEN,
+ * FILTERED and FILTER_LEN) only a caller with CAP_NET_ADMIN in the device's
+ * network namespace sees (the socket's opener and the asking process both);
+ * for others a reader's nest carries its five counters alone.
+ */
 enum mgcap_cmd {
 	MGCAP_CMD_UNSPEC,
 	MGCAP_CMD_START,	/* IFINDEX|IFNAME [RING_SIZE] [SNAPLEN] [MODE] */
@@ -298,6 +322,7 @@ enum mgcap_queue_attr {
 enum mgcap_reader_attr {
 	MGCAP_RATTR_UNSPEC,
 	MGCAP_RATTR_PAD,
+	/* PID to SNAPLEN, FILTERED, FILTER_LEN: to CAP_NET_ADMIN only (see above) */
 	MGCAP_RATTR_PID,	/* u32, the process that opened it, in the asker's pid namespace */
 	MGCAP_RATTR_COMM,	/* string, that process's name at open */
 	MGCAP_RATTR_SNAPLEN,	/* u32 */
