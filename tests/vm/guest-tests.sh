@@ -134,6 +134,6 @@ for f in $SUITES; do
 done
 run_tests ${*:-${INSTALLED_TESTS:-$(cat $SUITES | grep -o '^t_[a-z0-9_]*')}}
 status=$?
-echo "kernel $K: $R_passed passed, $R_failed failed"
+echo "kernel $K: $R_passed passed, $R_failed failed, $R_skipped skipped"
 rm -rf "$TMP"
 exit $status
