@@ -58,6 +58,9 @@ run_tests t_passes t_skips >/dev/null 2>&1 ||
 	{ echo "harness self-test: a run that passed and skipped exited non-zero"; rc=1; }
 [ "$R_passed" = 1 ] && [ "$R_skipped" = 1 ] ||
 	{ echo "harness self-test: a skip counted as a pass"; rc=1; }
+# the numbers go on from MGCAP_VM_TEST_N (guest-tests.sh runs suite after suite)
+[ "$(MGCAP_VM_TEST_N=41 run_tests t_passes 2>&1 | head -n 1 | cut -d' ' -f1-2)" = "ok 42" ] ||
+	{ echo "harness self-test: MGCAP_VM_TEST_N=41 did not number the test 42"; rc=1; }
 rm -f "$torn" "$outfile"
 [ $rc -eq 0 ] && echo "harness self-test: ok"
 printf '%s\n' "$out"

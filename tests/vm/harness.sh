@@ -1,4 +1,5 @@
-# The test runner shared by the VM tests and their host self-test (sourced).
+# The test runner shared by the VM tests (tests/vm/lib.sh sources it) and
+# its host self-test (sourced).
 #
 # A test is a shell function.  A check that does not hold calls `bad`, which
 # marks the running test failed for good: the test fails whether or not it
@@ -9,8 +10,10 @@
 # unless it failed (a failure wins).  The caller defines `teardown`, run
 # after every test.
 #
-#   run_tests TEST...   TAP-style lines; R_passed, R_failed and R_skipped
-#                       count them; the status is 0 only if none failed
+#   run_tests TEST...   TAP-style lines, numbered on from $MGCAP_VM_TEST_N
+#                       (0); R_passed, R_failed and R_skipped count them; the
+#                       status is 0 only if none failed
+#   suite_tests FILE    the tests a suite lists in its ALL_TESTS, a line each
 # (sh functions share variables: the runner's start with R_)
 
 say() { echo "    $*"; }
@@ -31,7 +34,7 @@ run_tests() {
 	R_passed=0
 	R_failed=0
 	R_skipped=0
-	R_n=0
+	R_n=${MGCAP_VM_TEST_N:-0}
 	for R_t in "$@"; do
 		R_n=$((R_n + 1))
 		R_start=$(date +%s)
@@ -55,4 +58,12 @@ run_tests() {
 	done
 	rm -f "$R_failmark" "$R_skipmark" "$R_log"
 	[ "$R_failed" -eq 0 ]
+}
+
+# suite_tests FILE: the words of the suite's ALL_TESTS="..." (which may span
+# lines), one a line
+suite_tests() {
+	awk '/^ALL_TESTS="/ { on = 1; sub(/^ALL_TESTS="/, "") }
+		on { if (sub(/".*/, "")) { print; exit } print }' "$1" | tr -s '[:space:]' '\n' |
+		grep -v '^$'
 }
