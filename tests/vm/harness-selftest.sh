@@ -1,6 +1,7 @@
 #!/bin/sh
 # The VM test runner's self-test, on the host: a failed check fails its test
-# wherever it stands, and the run; passing tests pass.
+# wherever it stands, and the run; passing tests pass; a skipped test is
+# reported skipped, is no pass, and fails no run unless it failed.
 set -u
 : "${abs_top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$abs_top_srcdir/tests/vm/harness.sh"
@@ -13,11 +14,16 @@ t_fails_in_a_subshell() { (bad "inside ( )"); echo x | while read -r _; do bad "
 t_fails_by_status() { false; }
 t_passes_after_a_failure() { [ 1 = 1 ] || bad "1 != 1"; }
 t_no_such_test_is_a_failure=t_no_such_function
+t_skips() { say "looked for it"; skip "no frobnicator here"; return; }
+t_skips_in_a_subshell() { (skip "not from here"); true; }
+t_fails_then_skips() { bad "broken first"; skip "then gone"; }
+t_skips_then_fails_by_status() { skip "gone"; return 1; }
 
 torn=$(mktemp)
 outfile=$(mktemp)
 run_tests t_passes t_fails_in_the_middle t_fails_in_a_subshell t_fails_by_status \
-	t_passes_after_a_failure "$t_no_such_test_is_a_failure" >"$outfile" 2>&1
+	t_passes_after_a_failure "$t_no_such_test_is_a_failure" t_skips t_skips_in_a_subshell \
+	t_fails_then_skips t_skips_then_fails_by_status >"$outfile" 2>&1
 status=$?
 out=$(cat "$outfile")
 rc=0
@@ -33,14 +39,28 @@ expect '^        FAILED: in a pipeline$'
 expect '^not ok 4 - fails_by_status \(status 1\)$'
 expect '^ok 5 - passes_after_a_failure '
 expect '^not ok 6 - no_such_function '
+expect '^ok 7 - skips # SKIP no frobnicator here$'
+expect '^    looked for it$'
+expect '^ok 8 - skips_in_a_subshell # SKIP not from here$'
+expect '^not ok 9 - fails_then_skips \(status 0\)$'
+expect '^not ok 10 - skips_then_fails_by_status \(status 1\)$'
 [ "$status" -ne 0 ] || { echo "harness self-test: the run exited 0 with failed tests"; rc=1; }
-[ "$R_passed" = 2 ] && [ "$R_failed" = 4 ] ||
-	{ echo "harness self-test: tally $R_passed passed, $R_failed failed (want 2, 4)"; rc=1; }
-[ "$(wc -l <"$torn")" = 6 ] || { echo "harness self-test: teardown ran $(wc -l <"$torn") times, not 6"; rc=1; }
+[ "$R_passed" = 2 ] && [ "$R_failed" = 6 ] && [ "$R_skipped" = 2 ] ||
+	{ echo "harness self-test: tally $R_passed passed, $R_failed failed, $R_skipped skipped" \
+		"(want 2, 6, 2)"; rc=1; }
+[ "$(wc -l <"$torn")" = 10 ] ||
+	{ echo "harness self-test: teardown ran $(wc -l <"$torn") times, not 10"; rc=1; }
 
-# and a run of passing tests only exits 0
+# and a run of passing tests only exits 0, as does one with skips
 run_tests t_passes t_passes_after_a_failure >/dev/null 2>&1 ||
 	{ echo "harness self-test: a passing run exited non-zero"; rc=1; }
+run_tests t_passes t_skips >/dev/null 2>&1 ||
+	{ echo "harness self-test: a run that passed and skipped exited non-zero"; rc=1; }
+[ "$R_passed" = 1 ] && [ "$R_skipped" = 1 ] ||
+	{ echo "harness self-test: a skip counted as a pass"; rc=1; }
+# the numbers go on from MGCAP_VM_TEST_N (guest-tests.sh runs suite after suite)
+[ "$(MGCAP_VM_TEST_N=41 run_tests t_passes 2>&1 | head -n 1 | cut -d' ' -f1-2)" = "ok 42" ] ||
+	{ echo "harness self-test: MGCAP_VM_TEST_N=41 did not number the test 42"; rc=1; }
 rm -f "$torn" "$outfile"
 [ $rc -eq 0 ] && echo "harness self-test: ok"
 printf '%s\n' "$out"

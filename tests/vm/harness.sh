@@ -1,12 +1,19 @@
-# The test runner shared by the VM tests and their host self-test (sourced).
+# The test runner shared by the VM tests (tests/vm/lib.sh sources it) and
+# its host self-test (sourced).
 #
 # A test is a shell function.  A check that does not hold calls `bad`, which
 # marks the running test failed for good: the test fails whether or not it
 # returns right after, whatever it returns later, even when `bad` ran in a
 # subshell or a pipeline (the mark is a file).  A test also fails when it
-# returns non-zero.  The caller defines `teardown`, run after every test.
+# returns non-zero.  A test that cannot run here (a tool missing, say) calls
+# `skip REASON` and returns: it is reported skipped, which is not a pass,
+# unless it failed (a failure wins).  The caller defines `teardown`, run
+# after every test.
 #
-#   run_tests TEST...   TAP-style lines; the status is 0 only if all passed
+#   run_tests TEST...   TAP-style lines, numbered on from $MGCAP_VM_TEST_N
+#                       (0); R_passed, R_failed and R_skipped count them; the
+#                       status is 0 only if none failed
+#   suite_tests FILE    the tests a suite lists in its ALL_TESTS, a line each
 # (sh functions share variables: the runner's start with R_)
 
 say() { echo "    $*"; }
@@ -15,30 +22,48 @@ bad() {
 	: >"$R_failmark"
 	return 1
 }
+skip() {
+	printf '%s\n' "$*" >"$R_skipmark"
+	return 0
+}
 
 run_tests() {
 	R_failmark=$(mktemp) || return 1
+	R_skipmark=$(mktemp) || return 1
 	R_log=$(mktemp) || return 1
 	R_passed=0
 	R_failed=0
-	R_n=0
+	R_skipped=0
+	R_n=${MGCAP_VM_TEST_N:-0}
 	for R_t in "$@"; do
 		R_n=$((R_n + 1))
 		R_start=$(date +%s)
-		rm -f "$R_failmark"
+		rm -f "$R_failmark" "$R_skipmark"
 		$R_t >"$R_log" 2>&1
 		R_status=$?
-		if [ "$R_status" -eq 0 ] && [ ! -e "$R_failmark" ]; then
-			echo "ok $R_n - ${R_t#t_} ($(($(date +%s) - R_start)) s)"
-			grep -E '^    [^ ]' "$R_log"	# what the test measured (say)
-			R_passed=$((R_passed + 1))
-		else
+		if [ "$R_status" -ne 0 ] || [ -e "$R_failmark" ]; then
 			echo "not ok $R_n - ${R_t#t_} (status $R_status)"
 			sed 's/^/    /' "$R_log"
 			R_failed=$((R_failed + 1))
+		elif [ -e "$R_skipmark" ]; then
+			echo "ok $R_n - ${R_t#t_} # SKIP $(tail -n 1 "$R_skipmark")"
+			grep -E '^    [^ ]' "$R_log"	# what the test said (say)
+			R_skipped=$((R_skipped + 1))
+		else
+			echo "ok $R_n - ${R_t#t_} ($(($(date +%s) - R_start)) s)"
+			grep -E '^    [^ ]' "$R_log"	# what the test measured (say)
+			R_passed=$((R_passed + 1))
 		fi
 		teardown
 	done
-	rm -f "$R_failmark" "$R_log"
+	rm -f "$R_failmark" "$R_skipmark" "$R_log"
 	[ "$R_failed" -eq 0 ]
+}
+
+# suite_tests FILE: the words of the suite's ALL_TESTS="..." (which may span
+# lines), one a line
+suite_tests() {
+	awk '/^ALL_TESTS="/ { on = 1; sub(/^ALL_TESTS="/, "") }
+		on { if (sub(/".*/, "")) { print; exit } print }' "$1" | tr -s '[:space:]' '\n' |
+		grep -v '^$'
 }

@@ -1,7 +1,17 @@
-# The installed packages, used as their users would (sourced by
-# guest-tests.sh when MGCAP_INSTALLED=1: scripts/test-packages.sh installed
-# mgcap, mgcap-dkms and libpcap0.8-mgcap on the host, whose files the VM
-# sees; what a test installs or changes in the VM stays in the VM).
+#!/bin/sh
+# The installed packages, used as their users would (run by guest-tests.sh
+# when MGCAP_INSTALLED=1: scripts/test-packages.sh installed mgcap,
+# mgcap-dkms and libpcap0.8-mgcap on the host, whose files the VM sees; what
+# a test installs or changes in the VM stays in the VM).
+#   MGCAP_INSTALLED=1 MGCAP_DEBS=DIR sh tests/vm/installed-packages.sh [TEST...]
+ALL_TESTS="
+	t_installed_module_is_built_and_loads_on_demand
+	t_dumpcap_as_a_user_in_the_capture_group
+	t_tshark_as_a_user
+	t_adapter_stamps_as_a_user_in_the_capture_group
+	t_mgdump_service_records
+"
+. "$(dirname "$0")/lib.sh"
 
 # what dpkg-reconfigure wireshark-common does when members of group
 # wireshark may capture: dumpcap with file capabilities
@@ -198,3 +208,5 @@ t_mgdump_service_records() {
 	$PCAPCHECK $files --queues 2 --count 1000 --snaplen 96 --unmerged || bad "frames"
 	rm -f /etc/default/mgdump-mgt0 /var/lib/mgcap/mgt0.pcapng*
 }
+
+run_suite "$@"

@@ -1,5 +1,6 @@
 # The tests that need a kernel: tests/vm/vm-tests.sh boots a VM per kernel
-# and runs the suites in it (tests/vm/README.md)
-TESTS += tests/vm/harness-selftest.sh tests/vm/vm-tests.sh
+# and runs the suites in it (tests/vm/lib.sh says how a suite is made); on
+# the host, the runner's self-test and the check of the suites
+TESTS += tests/vm/harness-selftest.sh tests/vm/check-suites.sh tests/vm/vm-tests.sh
 EXTRA_DIST += tests/vm
 check-local: checkpatch sparse kmod-calls $(BENCH_BIN)

@@ -1,7 +1,24 @@
+#!/bin/sh
 # Adapter stamps in system time (PCAP_TSTAMP_ADAPTER), against the test
-# NIC's PHC, whose frames carry the system time of their stamps (sourced by
-# guest-tests.sh; capture() is in tests-pcap.sh).  The system clock is left
-# alone; the PHC runs 37 s ahead with a frequency error.
+# NIC's PHC, whose frames carry the system time of their stamps.  The system
+# clock is left alone; the PHC runs 37 s ahead with a frequency error.
+#   sh tests/vm/tests-adapter.sh [TEST...]     (in the VM; lib.sh)
+ALL_TESTS="
+	t_adapter_stamps_are_system_time_by_every_method
+	t_adapter_stamps_through_dumpcap
+	t_mgcap_show_reports_the_clock
+	t_adapter_device_gone_mid_capture
+	t_adapter_unsynced_stays_the_raw_clock
+	t_adapter_phc_steps_cost_no_frame_a_wrong_stamp
+	t_adapter_only_with_a_phc
+	t_adapter_unreadable_phc_gives_host_stamps
+	t_mgdump_adapter_stamps_where_the_nic_has_a_clock
+	t_mgdump_tstamp_bad_input
+	t_adapter_two_devices_merge_in_true_time_order
+	t_device_list_bad_input
+	t_mgdump_two_devices_merged_in_true_time_order
+"
+. "$(dirname "$0")/lib.sh"
 
 NICSYS=/sys/class/net/mgt0/mgtestnic
 
@@ -10,13 +27,6 @@ phc_setup() {
 	setup "$1" && $MGCAP start mgt0 >/dev/null || return 1
 	echo 1 >$NICSYS/phc_stamps && echo "$2" >$NICSYS/phc_best &&
 		echo "$3" >$NICSYS/phc_error_ppb
-}
-
-# nic_clock: the node of the test NIC's PHC (/dev/ptpN; nothing without one)
-nic_clock() {
-	for d in /sys/class/ptp/ptp*; do
-		[ "$(cat "$d/clock_name" 2>/dev/null)" = mgtestnic ] && echo "/dev/${d##*/}"
-	done
 }
 
 # adapter_stats: the report the libpcap module gives at close (MGCAP_ADAPTER_STATS)
@@ -335,3 +345,5 @@ t_mgdump_two_devices_merged_in_true_time_order() {
 	done
 	[ ! -e "$TMP/x" ] || bad "a refused mgdump left $TMP/x"
 }
+
+run_suite "$@"

@@ -1,4 +1,32 @@
-# The kernel module's tests (sourced by guest-tests.sh).
+#!/bin/sh
+# The kernel module's tests.
+#   sh tests/vm/tests-kernel.sh [TEST...]     (in the VM; lib.sh)
+ALL_TESTS="
+	t_every_frame_hw_stamps
+	t_software_stamps_without_hw
+	t_both_stamps_after_the_frame
+	t_vlan_snaplen_nonlinear
+	t_one_queue_on_two_cpus
+	t_stalled_reader_loses_nothing_unread
+	t_drop_mode_keeps_frames_from_the_stack
+	t_mirror_mode_delivers_every_frame
+	t_mode_switch_under_load
+	t_wakeups_coalesced_and_trickle_delivered
+	t_stop_with_reader_open
+	t_device_unregistered_during_capture
+	t_device_moved_to_another_namespace
+	t_rmmod_with_reader_open
+	t_rmmod_as_the_last_reader_of_a_stopped_capture_leaves
+	t_rmmod_while_capturing
+	t_reader_killed_mid_capture
+	t_ifname_parameter
+	t_tools_report_errors
+	t_hwtstamp_control
+	t_bad_chardev_input
+	t_bad_netlink_input
+	t_module_loads_on_first_request
+"
+. "$(dirname "$0")/lib.sh"
 
 # --- capture correctness ----------------------------------------------------------
 
@@ -400,3 +428,5 @@ t_module_loads_on_first_request() {
 	$MGCAP stop mgt0
 	cp "$TMP"/index/* "$mods/" && rm -r "$dir"
 }
+
+run_suite "$@"

@@ -1,6 +1,20 @@
-# mgdump's tests (sourced by guest-tests.sh).  Frames are generated only
-# once mgdump reads every queue (wait_readers): activation discards what
-# came before.
+#!/bin/sh
+# mgdump's tests.  Frames are generated only once mgdump reads every queue
+# (wait_readers): activation discards what came before.
+#   sh tests/vm/tests-mgdump.sh [TEST...]     (in the VM; lib.sh)
+ALL_TESTS="
+	t_mgdump_every_frame_per_queue
+	t_mgdump_merged_in_stamp_order
+	t_mgdump_rotation_loses_nothing
+	t_mgdump_to_stdout
+	t_mgdump_stops_cleanly_on_sigint
+	t_mgdump_bad_input
+	t_mgdump_decapsulates_erspan
+	t_mgdump_buffer_absorbs_a_stalled_writer
+	t_mgdump_disk_full_keeps_a_valid_file
+	t_mgdump_on_any_libpcap_device
+"
+. "$(dirname "$0")/lib.sh"
 
 t_mgdump_every_frame_per_queue() {
 	setup 4 && $MGCAP start mgt0 >/dev/null || return 1
@@ -223,3 +237,5 @@ for i in range(100):
 	[ "$n" = 100 ] || bad "$n of 100 datagrams on lo"
 	capinfos "$TMP/lo.pcapng" | grep -q "Name = lo" || bad "interface not named lo"
 }
+
+run_suite "$@"

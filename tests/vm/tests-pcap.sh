@@ -1,16 +1,21 @@
-# The libpcap module's tests with the stock Debian clients (sourced by
-# guest-tests.sh).  Each client runs through mgcap-run.
-
-# capture CLIENT-ARGS...: starts a client in the background (output in
-# $TMP/client) and waits until it is capturing.  tcpdump says "listening on"
-# once the source is active; dumpcap says "Capturing on" before it opens the
-# source, and "File: " only after (frames sent in between would be discarded
-# by the activation, and the test would wait for them in vain).
-capture() {
-	timeout 120 $RUN "$@" >"$TMP/client" 2>&1 &
-	client=$!
-	wait_text "$TMP/client" "listening on\|^File: "
-}
+#!/bin/sh
+# The libpcap module's tests with the stock Debian clients, each through
+# mgcap-run (capture, in lib.sh).
+#   sh tests/vm/tests-pcap.sh [TEST...]     (in the VM; lib.sh)
+ALL_TESTS="
+	t_tcpdump_every_frame_with_adapter_stamps
+	t_tcpdump_leaves_the_stamping_to_a_reader_still_running
+	t_tcpdump_host_stamps_by_default
+	t_tcpdump_one_queue_filter_snaplen
+	t_tcpdump_vlan_filter
+	t_tcpdump_adapter_stamps_on_a_nic_without
+	t_tcpdump_stops_at_once_on_sigint
+	t_tcpdump_sleeps_while_nothing_can_be_delivered
+	t_dumpcap_pcapng_nanoseconds
+	t_libpcap_api
+	t_argus_through_the_ifflags_shim
+"
+. "$(dirname "$0")/lib.sh"
 
 t_tcpdump_every_frame_with_adapter_stamps() {
 	setup 4 && $MGCAP start mgt0 >/dev/null || return 1
@@ -196,3 +201,5 @@ t_argus_through_the_ifflags_shim() {
 	grep -q '198.51.100.2.10000 *198.51.100.1.5555 *1000$' "$TMP/flows" || bad "queue 0's flow"
 	grep -q '198.51.100.2.10001 *198.51.100.1.5555 *1000$' "$TMP/flows" || bad "queue 1's flow"
 }
+
+run_suite "$@"

@@ -1,4 +1,16 @@
-# Several readers of one capture at once (sourced by guest-tests.sh).
+#!/bin/sh
+# Several readers of one capture at once.
+#   sh tests/vm/tests-readers.sh [TEST...]     (in the VM; lib.sh)
+ALL_TESTS="
+	t_readers_mgdump_and_two_tcpdumps_each_get_theirs
+	t_readers_a_stalled_one_costs_the_others_nothing
+	t_readers_come_and_go_during_traffic
+	t_readers_beyond_memory_are_refused
+	t_readers_kernel_filter_rejects_before_the_ring
+	t_readers_show_of_64_queues_with_4_readers_each
+	t_readers_show_of_a_capture_beyond_64_kib
+"
+. "$(dirname "$0")/lib.sh"
 
 # start_tcpdump NAME ARGS...: tcpdump through mgcap-run in the background,
 # output in $TMP/NAME, pid in $pid_NAME; returns once it is capturing
@@ -273,3 +285,5 @@ t_readers_show_of_a_capture_beyond_64_kib() {
 	$MGCAP start mgt0 ring-size 64K >/dev/null || return 1
 	show_lists_readers 10
 }
+
+run_suite "$@"

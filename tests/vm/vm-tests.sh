@@ -18,6 +18,7 @@ fi
 status=0
 passed=0
 failed=0
+skipped=0
 for k in $KERNELS; do
 	out=$abs_top_builddir/build/vm-results$([ "${MGCAP_INSTALLED:-0}" = 1 ] && echo -installed)/$k
 	rm -rf "$out"
@@ -28,21 +29,25 @@ for k in $KERNELS; do
 		>>"$out/console.log" 2>&1	# append: QEMU reopens its output
 	rc=$?
 	cat "$out/console.log"
-	tally=$(grep -F "kernel $k: " "$out/console.log" | grep -E ': [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+	# guest-tests.sh's last line: "kernel K: P passed, F failed, S skipped"
+	tally=$(grep -F "kernel $k: " "$out/console.log" |
+		grep -E ': [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' | tail -n 1)
 	if [ -n "$tally" ]; then
 		p=$(echo "$tally" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
 		f=$(echo "$tally" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+		s=$(echo "$tally" | sed -E 's/.* ([0-9]+) skipped$/\1/')
 	else
-		p=0 f=1	# the VM never got to the end
+		p=0 f=1 s=0	# the VM never got to the end
 	fi
 	# a clean run whose kernel complained still fails
 	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
 	passed=$((passed + p))
 	failed=$((failed + f))
+	skipped=$((skipped + s))
 	if [ "$rc" -ne 0 ]; then
 		echo "=== kernel $k: FAILED ==="
 		status=1
 	fi
 done
-echo "vm-tests: $passed passed, $failed failed"
+echo "vm-tests: $passed passed, $failed failed, $skipped skipped"
 exit $status

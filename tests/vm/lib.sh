@@ -1,0 +1,156 @@
+# The VM tests' library, sourced by every suite (tests-*.sh, installed-*.sh)
+# in the VM: the programs under test, the runner (harness.sh) and every
+# helper more than one suite uses.  A suite lists its tests, in run order, in
+# ALL_TESTS="t_... t_..." at its top, sources this file, defines its tests
+# (and the helpers only it uses), and ends with run_suite "$@".  It runs
+# alone, in the VM, as root:
+#
+#   sh tests/vm/tests-kernel.sh [TEST...]     (default: its ALL_TESTS)
+#
+# and guest-tests.sh runs every suite.  Environment: MGCAP_BUILD, the build
+# tree (default: the tree this file is in); MGCAP_INSTALLED=1: the module
+# and tools the packages installed (MGCAP_DEBS: where the packages are).
+#
+# Each test loads the modules fresh (setup) and teardown unloads them after
+# it; any check that does not hold fails it (harness.sh).
+set -u
+. "$(dirname "$0")/harness.sh"
+
+: "${MGCAP_BUILD:=$(cd "$(dirname "$0")/../.." && pwd)}"
+B=$MGCAP_BUILD
+K=$(uname -r)
+KO=$B/build/$K/kmod/mgcap.ko
+NIC=$B/build/$K/mgtestnic/mgtestnic.ko
+MGCAP=$B/tools/mgcap/mgcap
+SETMODE=$B/tools/mgcap/mgcap-setmode
+RINGCHECK=$B/tests/programs/mgcap-ringcheck
+BADINPUT=$B/tests/programs/mgcap-badinput
+WAIT=$B/tests/programs/mgcap-wait
+UDPCOUNT=$B/tests/programs/mgcap-udpcount
+PCAPCHECK=$B/tests/programs/mgcap-pcapcheck
+PCAPTEST=$B/tests/programs/mgcap-pcaptest
+RUN=$B/tools/mgcap-run
+# through the patched libpcap, as mgcap-run does for any program
+MGDUMP="$RUN $B/tools/mgdump/mgdump"
+if [ "${MGCAP_INSTALLED:-0}" = 1 ]; then
+	# what the packages installed (scripts/test-packages.sh); the test
+	# programs and the test NIC still come from the build tree
+	KO=$(modinfo -n mgcap) || exit 1
+	MGCAP=/usr/sbin/mgcap
+	SETMODE=/usr/sbin/mgcap-setmode
+	RUN=/usr/bin/mgcap-run
+	MGDUMP=/usr/sbin/mgdump		# its RUNPATH finds the mgcap libpcap
+fi
+TMP=$(mktemp -d)
+
+# run_suite [TEST...]: the tests named (default: the suite's ALL_TESTS), then
+# the tally; exits 0 only if none failed.  Run by guest-tests.sh, it numbers
+# from $MGCAP_VM_TEST_N and writes "PASSED FAILED SKIPPED" to $MGCAP_VM_TALLY.
+run_suite() {
+	run_tests ${*:-$ALL_TESTS}
+	R_suite_status=$?
+	rm -rf "$TMP"
+	if [ -n "${MGCAP_VM_TALLY:-}" ]; then
+		echo "$R_passed $R_failed $R_skipped" >"$MGCAP_VM_TALLY"
+	else
+		echo "${0##*/}: $R_passed passed, $R_failed failed, $R_skipped skipped"
+	fi
+	exit $R_suite_status
+}
+
+setup() {	# setup [QUEUES [DEVICES]]
+	insmod "$NIC" queues="${1:-4}" devices="${2:-1}" || return 1
+	for d in $(ls /sys/class/net | grep '^mgt'); do ip link set "$d" up || return 1; done
+	insmod "$KO" || return 1
+}
+
+teardown() {
+	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do ip netns del "$ns"; done
+	ip link del br0 2>/dev/null
+	rmmod mgcap 2>/dev/null
+	rmmod mgtestnic 2>/dev/null
+	rm -rf "$TMP"/*
+	return 0
+}
+
+# background reader: wait_start NAME ARGS...; its output in $TMP/NAME
+wait_start() {
+	name=$1
+	shift
+	start_until "$name" ready "$@"
+}
+
+# start_until NAME TEXT ARGS...: ARGS in the background, output in $TMP/NAME,
+# pid in $pid_NAME; returns once the output shows TEXT (wait_text)
+start_until() {
+	name=$1
+	text=$2
+	shift 2
+	"$@" >"$TMP/$name" 2>&1 &
+	eval "pid_$name=\$!"
+	wait_text "$TMP/$name" "$text"
+}
+
+wait_idle() {	# wait_idle DEV: until its generators have nothing pending
+	i=0
+	while grep -q '[1-9]' "/sys/class/net/$1/mgtestnic/pending"; do
+		i=$((i + 1))
+		[ $i -gt 600 ] && return 1
+		sleep 0.1
+	done
+}
+
+wait_readers() {	# wait_readers DEV [N]: until every queue of DEV has N readers (1; 10 s at most)
+	i=0
+	# queue lines of the table end in the node; their 7th column counts readers
+	while out=$($MGCAP show "$1") &&
+		echo "$out" | awk -v n="${2:-1}" '$NF ~ "^/dev/mgcap/" && $7 < n {few = 1}
+			END {exit !few}'; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && { echo "$out"; return 1; }
+		sleep 0.1
+	done
+	[ -n "$out" ]
+}
+
+# wait_text FILE TEXT: until FILE shows TEXT; 30 s at most, as wait_node in
+# installed-packages.sh (a user's tshark under emulation has taken more than
+# 10 s to start capturing), then it says what it waited for and what FILE shows
+wait_text() {
+	i=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt 300 ]; then
+			say "no '$2' in $1 after 30 s:"
+			sed 's/^/      /' "$1"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+wait_end() {	# wait_end NAME: its exit status
+	eval "wait \$pid_$1"
+	st=$?
+	sed 's/^/      /' "$TMP/$1"
+	return $st
+}
+
+# capture CLIENT-ARGS...: starts a libpcap client through mgcap-run in the
+# background (output in $TMP/client, pid in $client) and waits until it is
+# capturing.  tcpdump says "listening on" once the source is active; dumpcap
+# says "Capturing on" before it opens the source, and "File: " only after
+# (frames sent in between would be discarded by the activation, and the
+# test would wait for them in vain).
+capture() {
+	timeout 120 $RUN "$@" >"$TMP/client" 2>&1 &
+	client=$!
+	wait_text "$TMP/client" "listening on\|^File: "
+}
+
+# nic_clock: the node of the test NIC's PHC (/dev/ptpN; nothing without one)
+nic_clock() {
+	for d in /sys/class/ptp/ptp*; do
+		[ "$(cat "$d/clock_name" 2>/dev/null)" = mgtestnic ] && echo "/dev/${d##*/}"
+	done
+}
