@@ -154,3 +154,45 @@ nic_clock() {
 		[ "$(cat "$d/clock_name" 2>/dev/null)" = mgtestnic ] && echo "/dev/${d##*/}"
 	done
 }
+
+# start_tcpdump NAME ARGS...: tcpdump through mgcap-run in the background,
+# output in $TMP/NAME, pid in $pid_NAME; returns once it is capturing
+start_tcpdump() {
+	name=$1
+	shift
+	start_until "$name" "listening on" timeout 120 $RUN tcpdump -Z root "$@"
+}
+
+# reader_field PID N: the Nth counter (1 captured, 2 bytes, 3 dropped,
+# 4 fill) of the reader PID, summed over the queues it reads
+reader_field() {
+	$MGCAP show | awk -v pid="$1" -v n="$2" '$6 == "pid" && $7 == pid {s += $n}
+		END {print s + 0}'
+}
+
+# tap_setup: the two ports of a tap, two test NICs whose clocks are 1 s apart
+tap_setup() {
+	setup 2 2 || return 1
+	for d in mgt0 mgt1; do
+		$MGCAP start $d >/dev/null || return 1
+		echo 1 >/sys/class/net/$d/mgtestnic/phc_stamps &&
+			echo extended >/sys/class/net/$d/mgtestnic/phc_best || return 1
+	done
+	echo 38000000000 >/sys/class/net/mgt1/mgtestnic/phc_offset_ns &&
+		echo -30000 >/sys/class/net/mgt1/mgtestnic/phc_error_ppb
+}
+
+# mgdump_reading FILE: until mgdump reads with adapter stamps.  Its reader
+# threads start after every source is open and FILE is created; a frame
+# before a reader's first read lies in the first interval of the clock's
+# samples, with no drift model yet, and may get the kernel's stamp.
+mgdump_reading() {
+	wait_readers mgt0 || return 1
+	i=0
+	until [ -s "$1" ]; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && return 1
+		sleep 0.1
+	done
+	sleep 0.5
+}

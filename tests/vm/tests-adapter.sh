@@ -187,21 +187,6 @@ t_adapter_unreadable_phc_gives_host_stamps() {
 		return 1
 }
 
-# mgdump_reading FILE: until mgdump reads with adapter stamps.  Its reader
-# threads start after every source is open and FILE is created; a frame
-# before a reader's first read lies in the first interval of the clock's
-# samples, with no drift model yet, and may get the kernel's stamp.
-mgdump_reading() {
-	wait_readers mgt0 || return 1
-	i=0
-	until [ -s "$1" ]; do
-		i=$((i + 1))
-		[ $i -gt 100 ] && return 1
-		sleep 0.1
-	done
-	sleep 0.5
-}
-
 # mgdump takes adapter stamps by default where the NIC has a clock, and says
 # so in each interface's description and statistics (pcapng has no field)
 t_mgdump_adapter_stamps_where_the_nic_has_a_clock() {
@@ -253,18 +238,6 @@ t_mgdump_tstamp_bad_input() {
 		bad "no warning: $(cat "$TMP/d")"
 	capinfos "$TMP/out.pcapng" | grep -q "Description = .*; time stamps: host$" ||
 		bad "$(capinfos "$TMP/out.pcapng" | grep Description)"
-}
-
-# tap_setup: the two ports of a tap, two test NICs whose clocks are 1 s apart
-tap_setup() {
-	setup 2 2 || return 1
-	for d in mgt0 mgt1; do
-		$MGCAP start $d >/dev/null || return 1
-		echo 1 >/sys/class/net/$d/mgtestnic/phc_stamps &&
-			echo extended >/sys/class/net/$d/mgtestnic/phc_best || return 1
-	done
-	echo 38000000000 >/sys/class/net/mgt1/mgtestnic/phc_offset_ns &&
-		echo -30000 >/sys/class/net/mgt1/mgtestnic/phc_error_ppb
 }
 
 # tap_traffic: mgt1's frames first; by their raw clocks, mgt0's would come first.

@@ -20,10 +20,12 @@ ALL_TESTS="
 	t_rmmod_while_capturing
 	t_reader_killed_mid_capture
 	t_ifname_parameter
+	t_ifname_failed_load_leaves_no_capture
 	t_tools_report_errors
 	t_hwtstamp_control
 	t_bad_chardev_input
 	t_bad_netlink_input
+	t_start_and_set_succeed_beyond_one_reply
 	t_module_loads_on_first_request
 "
 . "$(dirname "$0")/lib.sh"

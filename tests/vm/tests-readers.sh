@@ -7,25 +7,11 @@ ALL_TESTS="
 	t_readers_come_and_go_during_traffic
 	t_readers_beyond_memory_are_refused
 	t_readers_kernel_filter_rejects_before_the_ring
+	t_readers_details_only_for_cap_net_admin
 	t_readers_show_of_64_queues_with_4_readers_each
 	t_readers_show_of_a_capture_beyond_64_kib
 "
 . "$(dirname "$0")/lib.sh"
-
-# start_tcpdump NAME ARGS...: tcpdump through mgcap-run in the background,
-# output in $TMP/NAME, pid in $pid_NAME; returns once it is capturing
-start_tcpdump() {
-	name=$1
-	shift
-	start_until "$name" "listening on" timeout 120 $RUN tcpdump -Z root "$@"
-}
-
-# reader_field PID N: the Nth counter (1 captured, 2 bytes, 3 dropped,
-# 4 fill) of the reader PID, summed over the queues it reads
-reader_field() {
-	$MGCAP show | awk -v pid="$1" -v n="$2" '$6 == "pid" && $7 == pid {s += $n}
-		END {print s + 0}'
-}
 
 t_readers_mgdump_and_two_tcpdumps_each_get_theirs() {
 	setup 2 && $MGCAP start mgt0 >/dev/null || return 1

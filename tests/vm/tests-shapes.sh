@@ -1,6 +1,13 @@
-# Traffic as real links make it (sourced by guest-tests.sh): one flow on one
-# queue with the others quiet.  What a merged read loses, it loses for the
-# rings, never for the order.
+#!/bin/sh
+# Traffic as real links make it: one flow on one queue with the others
+# quiet, both ports of a tap busy at once.  What a merged read loses, it
+# loses for the rings, never for the order.
+#   sh tests/vm/tests-shapes.sh [TEST...]     (in the VM; lib.sh)
+ALL_TESTS="
+	t_merged_read_with_three_quiet_queues_loses_no_more_than_one_queue
+	t_mgdump_two_busy_devices_merged_in_true_time_order
+"
+. "$(dirname "$0")/lib.sh"
 
 # tcpdump's own count at its end: tcpdump_count NAME captured|dropped
 tcpdump_count() {
@@ -42,35 +49,6 @@ t_merged_read_with_three_quiet_queues_loses_no_more_than_one_queue() {
 		bad "the merged read dropped $m_drop, the one queue's $o_drop: the order cost frames"
 }
 
-# mgcap never loses more than AF_PACKET: tcpdump on mgcap:mgt0 (every queue,
-# merged) and on mgt0 itself (AF_PACKET, fed by mgcap's mirror mode), side by
-# side on the same stream of one busy queue and three quiet ones, each with
-# -B 1024.  (2 % of the frames for the two readers' luck)
-t_merged_read_loses_no_more_than_af_packet() {
-	setup 4 || return 1
-	echo 1514 >/sys/class/net/mgt0/mgtestnic/frame_len
-	start_tcpdump merged -i mgcap:mgt0 -B 1024 -w "$TMP/merged.pcap" || return 1
-	start_tcpdump packet -i mgt0 -Q in -B 1024 -w "$TMP/packet.pcap" || return 1
-	echo "0 20000" >/sys/class/net/mgt0/mgtestnic/generate
-	wait_idle mgt0 || return 1
-	i=0
-	while [ "$(reader_field "$pid_merged" 4)" != 0 ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	sleep 1		# AF_PACKET's block timeout
-	kill -INT $pid_merged $pid_packet
-	wait_end merged || bad "tcpdump of mgcap:mgt0 did not end cleanly"
-	wait_end packet || bad "tcpdump of mgt0 did not end cleanly"
-	m_cap=$(tcpdump_count merged captured) m_drop=$(tcpdump_count merged dropped)
-	p_cap=$(tcpdump_count packet captured) p_drop=$(tcpdump_count packet dropped)
-	say "of 20000 frames on queue 0: mgcap $m_cap captured, $m_drop dropped;" \
-		"AF_PACKET $p_cap captured, $p_drop dropped"
-	[ $((m_cap + m_drop)) = 20000 ] || bad "mgcap accounts for $((m_cap + m_drop)) frames"
-	[ "$m_drop" -le $((20000 - p_cap + 400)) ] ||
-		bad "mgcap dropped $m_drop, AF_PACKET missed $((20000 - p_cap))"
-}
-
 # both ports of a tap busy at once, their clocks 1 s apart: mgdump --merged
 # writes every frame of both in true time order (its devices ordered by the
 # library's merge, as mgcap:mgt0,mgt1 is)
@@ -88,3 +66,5 @@ t_mgdump_two_busy_devices_merged_in_true_time_order() {
 		--snaplen 96) || bad "$check"
 	say "$(echo "$check" | sed -n 's/.*truth: //p')"
 }
+
+run_suite "$@"
