@@ -57,7 +57,7 @@ while read -r suite tests <&3; do
 		p=$R_passed f=$R_failed s=$R_skipped
 	else
 		rm -f "$tally"
-		MGCAP_VM_TEST_N=$n MGCAP_VM_TALLY=$tally sh "$suite" $tests
+		MGCAP_VM_TEST_N=$n MGCAP_VM_TALLY=$tally sh "$suite" $tests 3<&-
 		st=$?
 		if [ -s "$tally" ]; then
 			read -r p f s <"$tally"
