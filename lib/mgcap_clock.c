@@ -69,7 +69,11 @@ int mgcap_clock_add_sample(struct mgcap_clock *c, const struct mgcap_clock_sampl
 	if (!step) {
 		add_line(c, sys, s->phc, (double)(half > c->last_half ? half : c->last_half) +
 			 stray + unc);
-		c->rate = ((double)(sys - s->phc) - (double)(c->base_sys - c->base_phc)) /
+		/*
+		 * the offsets subtracted as integers first: a PHC may be further
+		 * from system time than a double carries to the ns (2^53 ns)
+		 */
+		c->rate = (double)((sys - s->phc) - (c->base_sys - c->base_phc)) /
 			  (double)(s->phc - c->base_phc);
 		c->rate_unc = (double)(half + c->base_half) / (double)(s->phc - c->base_phc);
 		c->have_rate = 1;

@@ -28,6 +28,7 @@ struct truth {
 	int64_t change_at;
 	int64_t phc_step, phc_step_at;	/* settime of the PHC */
 	int64_t sys_step, sys_step_at;	/* a leap second, an NTP step */
+	int precise;			/* windows of 0 (PTP_SYS_OFFSET_PRECISE) */
 	int steps;			/* steps the estimator must see, at least */
 	double min_converted;		/* the share of frames it must convert */
 };
@@ -101,7 +102,7 @@ static void run(const char *name, const struct truth *tr)
 
 	mgcap_clock_init(&c);
 	for (ts = 0; ts <= RUN_NS; ts += SAMPLE_NS) {
-		int64_t window = 200 + (int64_t)(next_random() % 4800);
+		int64_t window = tr->precise ? 0 : 200 + (int64_t)(next_random() % 4800);
 		int64_t at = (int64_t)(next_random() % (uint64_t)(window + 1));
 		struct mgcap_clock_sample s = {
 			truth_sys(tr, ts), truth_phc(tr, ts + at), truth_sys(tr, ts + window),
@@ -122,8 +123,11 @@ static void run(const char *name, const struct truth *tr)
 	CU_ASSERT_EQUAL(o.wrong, 0);
 	CU_ASSERT((double)o.converted >= tr->min_converted * (double)o.frames);
 	CU_ASSERT(c.steps >= (uint64_t)tr->steps);
-	if (!tr->phc_step && !tr->sys_step && tr->ppm == tr->ppm_after)
+	if (!tr->phc_step && !tr->sys_step && tr->ppm == tr->ppm_after) {
 		CU_ASSERT_EQUAL(c.steps, 0);	/* no step where there is none */
+		/* the frequency error as mgcap show reports it: within 1 ppm */
+		CU_ASSERT(c.have_rate && fabs(c.rate + tr->ppm * 1e-6) < 1e-6);
+	}
 }
 
 #define STEADY(off, f)	{ .phc_offset = (off), .ppm = (f), .ppm_after = (f), .min_converted = 0.9 }
@@ -133,15 +137,25 @@ static void test_offsets_and_frequencies(void)
 	const struct truth steady[] = {
 		STEADY(37 * NS_PER_S, 50), STEADY(-37 * NS_PER_S, -50),
 		STEADY(37 * NS_PER_S, 500), STEADY(-37 * NS_PER_S, -500), STEADY(0, 0),
+		/*
+		 * further from system time than a double carries to the ns
+		 * (2^53 ns, 104 days): a free-running PHC counting from its
+		 * reset, and one set decades ahead
+		 */
+		STEADY(-T0 + 5 * NS_PER_S, 50), STEADY(-T0 + 5 * NS_PER_S, -500),
+		STEADY(30 * 365 * 86400 * NS_PER_S, 50),
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(steady) / sizeof(steady[0]); i++) {
-		char name[64];
+	for (i = 0; i < 2 * sizeof(steady) / sizeof(steady[0]); i++) {
+		struct truth tr = steady[i / 2];
+		char name[80];
 
-		snprintf(name, sizeof(name), "offset %+lld s, %+g ppm",
-			 (long long)(steady[i].phc_offset / NS_PER_S), steady[i].ppm);
-		run(name, &steady[i]);
+		/* each with wide windows, and with true cross-timestamps */
+		tr.precise = i % 2;
+		snprintf(name, sizeof(name), "offset %+lld s, %+g ppm%s",
+			 (long long)(tr.phc_offset / NS_PER_S), tr.ppm, tr.precise ? ", precise" : "");
+		run(name, &tr);
 	}
 }
 

@@ -170,6 +170,16 @@ reader_field() {
 		END {print s + 0}'
 }
 
+# wait_drained: until no reader has records left to read (10 s at most)
+wait_drained() {
+	i=0
+	while [ "$($MGCAP show | awk '$6 == "pid" {s += $4} END {print s + 0}')" != 0 ]; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && return 1
+		sleep 0.1
+	done
+}
+
 # tap_setup: the two ports of a tap, two test NICs whose clocks are 1 s apart
 tap_setup() {
 	setup 2 2 || return 1

@@ -7,6 +7,7 @@ ALL_TESTS="
 	t_adapter_stamps_are_system_time_by_every_method
 	t_adapter_stamps_through_dumpcap
 	t_mgcap_show_reports_the_clock
+	t_adapter_phc_decades_from_system_time
 	t_adapter_device_gone_mid_capture
 	t_adapter_unsynced_stays_the_raw_clock
 	t_adapter_phc_steps_cost_no_frame_a_wrong_stamp
@@ -84,6 +85,25 @@ t_mgcap_show_reports_the_clock() {
 	say "$line"
 	echo 0 >$NICSYS/phc_stamps || return 1
 	$MGCAP show mgt0 | grep -q "^  clock: none named by the NIC" || bad "$($MGCAP show mgt0)"
+}
+
+# a free-running PHC, counting from its reset 5 s ago, decades from system
+# time (further than a double carries to the ns): stamps and the clock's
+# frequency as exact as with a PHC set near system time, and no false steps
+t_adapter_phc_decades_from_system_time() {
+	phc_setup 2 precise 50000 || return 1
+	echo $((5000000000 - $(date +%s%N))) >$NICSYS/phc_offset_ns || return 1
+	line=$($MGCAP show mgt0 | grep "^  clock: ")
+	echo "$line" | grep -Eq " -1[0-9]{9}\.[0-9]{9} s from system time, \+(4[5-9]|5[0-4])\.[0-9] ppm " ||
+		bad "$line"
+	MGCAP_ADAPTER_STATS=1 capture tcpdump -i mgcap:mgt0 -j adapter --time-stamp-precision=nano \
+		-Z root -c 2000 -w "$TMP/out.pcap" || return 1
+	echo "all 1000" >$NICSYS/generate
+	wait $client || { cat "$TMP/client"; return 1; }
+	check=$($PCAPCHECK "$TMP/out.pcap" --queues 2 --count 1000 --truth 10000) || bad "$check"
+	stats=$(adapter_stats)
+	echo "$stats" | grep -q " 0 steps, .* 0 stamps fell back" || bad "$stats"
+	say "${line#  }; $(echo "$check" | sed -n 's/.*truth: //p')"
 }
 
 # the NIC and its clock gone during an adapter capture: tcpdump ends with

@@ -20,22 +20,25 @@ tcpdump_count() {
 # the shape RSS makes of one big flow: every frame on queue 0, queues 1 to 3
 # quiet.  The merged read (mgcap:mgt0) and the one queue's (mgcap:mgt0@0),
 # side by side on the same stream with the same -B, each its own 1 MiB ring:
-# the merged one loses no more (2 % of the frames for the two readers' luck)
+# the merged one loses no more for holding records back.  The generator has
+# CPU 0, the two readers share CPU 1 (left to the scheduler, whichever reader
+# shared the generator's CPU lost the most, either way round).  Both are
+# short of CPU there, and the merged read's look at the three quiet rings
+# costs it about 2 % of its CPU a frame (0.5-2.5 % more frames lost in 4
+# runs): 4 % of the frames is its allowance.  Holding records for the order
+# cost it 22 % of the frames more (14,863 lost against 10,436).
 t_merged_read_with_three_quiet_queues_loses_no_more_than_one_queue() {
 	setup 4 || return 1
 	echo 1514 >/sys/class/net/mgt0/mgtestnic/frame_len
 	# the first reader starts the capture with its -B: a 1 MiB ring a queue
-	start_tcpdump merged -i mgcap:mgt0 -B 1024 -w "$TMP/merged.pcap" || return 1
-	start_tcpdump one -i mgcap:mgt0@0 -B 1024 -w "$TMP/one.pcap" || return 1
-	echo "0 20000" >/sys/class/net/mgt0/mgtestnic/generate
-	wait_idle mgt0 || return 1
-	for pid in $pid_merged $pid_one; do
-		i=0
-		while [ "$(reader_field "$pid" 4)" != 0 ] && [ $i -lt 100 ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
+	for read in merged:mgt0 one:mgt0@0; do
+		start_until "${read%%:*}" "listening on" taskset -c 1 timeout 120 \
+			$RUN tcpdump -Z root -i "mgcap:${read#*:}" -B 1024 -w "$TMP/${read%%:*}.pcap" ||
+			return 1
 	done
+	# NAPI polls on the CPU that scheduled it
+	taskset -c 0 sh -c 'echo "0 20000" >/sys/class/net/mgt0/mgtestnic/generate'
+	wait_idle mgt0 && wait_drained || bad "the readers never caught up"
 	kill -INT $pid_merged $pid_one
 	wait_end merged || bad "tcpdump of mgcap:mgt0 did not end cleanly"
 	wait_end one || bad "tcpdump of mgcap:mgt0@0 did not end cleanly"
@@ -45,7 +48,7 @@ t_merged_read_with_three_quiet_queues_loses_no_more_than_one_queue() {
 		"queue 0 alone $o_cap captured, $o_drop dropped"
 	[ $((m_cap + m_drop)) = 20000 ] || bad "the merged read accounts for $((m_cap + m_drop)) frames"
 	[ $((o_cap + o_drop)) = 20000 ] || bad "the one queue's read accounts for $((o_cap + o_drop))"
-	[ "$m_drop" -le $((o_drop + 400)) ] ||
+	[ "$m_drop" -le $((o_drop + 800)) ] ||
 		bad "the merged read dropped $m_drop, the one queue's $o_drop: the order cost frames"
 }
 
