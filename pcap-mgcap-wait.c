@@ -101,6 +101,16 @@ static int take_ready(pcap_t *p, const struct epoll_event *ev, int ready)
 		if (fd == pm->event_fd || fd == pm->sample_timer_fd || fd == pm->hold_timer_fd) {
 			if (take_event(p, fd))
 				return PCAP_ERROR;
+		} else if (ev[i].events & EPOLLERR) {
+			/*
+			 * The kernel found a read index past what it wrote,
+			 * which this reader never gives back: the ring stays
+			 * refused until it is opened again.
+			 */
+			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: a ring's read index was "
+				 "overwritten by something other than this reader; its frames "
+				 "are dropped until it is opened again", p->opt.device);
+			return PCAP_ERROR;
 		} else if (ev[i].events & EPOLLHUP) {
 			/*
 			 * A device's capture ended while another's goes on: its

@@ -319,6 +319,8 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 	tail = smp_load_acquire(&ring->ctrl->consumer);
 	used = head - tail;
 	if (unlikely(used > data_size)) {
+		/* the first time: wake the reader, whose poll now says EPOLLERR */
+		wake = !(ring->flags & MGCAP_RING_F_BAD_CONSUMER);
 		mgcap_ring_change_flags(ring, MGCAP_RING_F_BAD_CONSUMER, 0);
 		goto drop;
 	}
@@ -383,4 +385,6 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 drop:
 	WRITE_ONCE(ring->dropped, ring->dropped + 1);
 	spin_unlock(&ring->lock);
+	if (unlikely(wake))
+		wake_up_interruptible_poll(&ring->wq, EPOLLERR);
 }

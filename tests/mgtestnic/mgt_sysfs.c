@@ -2,7 +2,11 @@
 /*
  * mgtestnic's sysfs interface: /sys/class/net/mgtN/mgtestnic/
  *
- *   generate       write "QUEUE COUNT" or "all COUNT"
+ *   generate       write "QUEUE COUNT", "all COUNT" (COUNT on each queue)
+ *                  or "zipf COUNT" (COUNT over the queues by Zipf's law:
+ *                  queue i a share of 1/(i+1))
+ *   rate_pps       each queue's frames a second, paced; 0: as fast as
+ *                  NAPI goes (a burst)
  *   frame_len      frame bytes without FCS
  *   vlan_tci       0: no tag, else the offloaded TCI
  *   nonlinear      1: payload in a page fragment
@@ -26,6 +30,7 @@
  */
 #include <linux/device.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/netdevice.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -39,21 +44,44 @@ static struct mgt_priv *mgt_priv_of(struct device *d)
 	return netdev_priv(to_net_dev(d));
 }
 
+/*
+ * Queue @i's part of @count frames spread over @n queues by Zipf's law
+ * (s = 1): queue i gets a share of 1/(i+1), queue 0 the rounding's rest.
+ */
+static u64 mgt_zipf_share(u64 count, unsigned int i, unsigned int n)
+{
+	u64 total = 0, share, given = 0;
+	unsigned int k;
+
+	for (k = 0; k < n; k++)
+		total += 1000000 / (k + 1);
+	for (k = 1; k < n; k++)
+		given += div64_u64(count * (1000000 / (k + 1)), total);
+	share = div64_u64(count * (1000000 / (i + 1)), total);
+	return i ? share : count - given;
+}
+
+/*
+ * "Q COUNT": COUNT more frames on queue Q; "all COUNT": on every queue;
+ * "zipf COUNT": COUNT in all, spread over the queues by Zipf's law.
+ */
 static ssize_t generate_store(struct device *d, struct device_attribute *attr,
 			      const char *buf, size_t len)
 {
 	struct net_device *dev = to_net_dev(d);
 	struct mgt_priv *priv = netdev_priv(dev);
+	unsigned int first, last, i, n = dev->real_num_rx_queues;
+	bool zipf = false;
 	char which[8];
-	unsigned int first, last, i;
 	u64 count;
 
 	if (sscanf(buf, "%7s %llu", which, &count) != 2 || count > (1ULL << 40))
 		return -EINVAL;
-	if (!strcmp(which, "all")) {
+	if (!strcmp(which, "all") || !strcmp(which, "zipf")) {
 		first = 0;
-		last = dev->real_num_rx_queues - 1;
-	} else if (!kstrtouint(which, 10, &first) && first < dev->real_num_rx_queues) {
+		last = n - 1;
+		zipf = which[0] == 'z';
+	} else if (!kstrtouint(which, 10, &first) && first < n) {
 		last = first;
 	} else {
 		return -EINVAL;
@@ -61,8 +89,15 @@ static ssize_t generate_store(struct device *d, struct device_attribute *attr,
 	if (!netif_running(dev))
 		return -ENETDOWN;
 
-	for (i = first; i <= last; i++)
-		atomic64_add(count, &priv->q[i].pending);
+	for (i = first; i <= last; i++) {
+		struct mgt_queue *q = &priv->q[i];
+		u64 more = zipf ? mgt_zipf_share(count, i, n) : count;
+
+		/* an idle queue's paced run starts now, not when its last ended */
+		if (atomic64_read(&q->pending) == 0)
+			atomic_set(&q->pace_restart, 1);
+		atomic64_add(more, &q->pending);
+	}
 	/* softirqs run at local_bh_enable(), on this CPU */
 	local_bh_disable();
 	for (i = first; i <= last; i++)
@@ -116,6 +151,29 @@ static ssize_t frame_len_store(struct device *d, struct device_attribute *attr,
 	return len;
 }
 static DEVICE_ATTR_RW(frame_len);
+
+/* each queue's frames a second, paced by a timer; 0: as fast as NAPI goes */
+static ssize_t rate_pps_show(struct device *d, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(mgt_priv_of(d)->rate_pps));
+}
+
+static ssize_t rate_pps_store(struct device *d, struct device_attribute *attr,
+			      const char *buf, size_t len)
+{
+	struct mgt_priv *priv = mgt_priv_of(d);
+	struct net_device *dev = to_net_dev(d);
+	unsigned int i;
+	u64 v;
+
+	if (kstrtou64(buf, 0, &v) || v > 100000000)
+		return -EINVAL;
+	WRITE_ONCE(priv->rate_pps, v);
+	for (i = 0; i < dev->real_num_rx_queues; i++)
+		atomic_set(&priv->q[i].pace_restart, 1);
+	return len;
+}
+static DEVICE_ATTR_RW(rate_pps);
 
 static ssize_t vlan_tci_show(struct device *d, struct device_attribute *attr, char *buf)
 {
@@ -260,6 +318,7 @@ static struct attribute *mgt_attrs[] = {
 	&dev_attr_generated.attr,
 	&dev_attr_pending.attr,
 	&dev_attr_frame_len.attr,
+	&dev_attr_rate_pps.attr,
 	&dev_attr_vlan_tci.attr,
 	&dev_attr_nonlinear.attr,
 	&dev_attr_flows.attr,

@@ -4,6 +4,7 @@
 #define MGTESTNIC_H
 
 #include <linux/atomic.h>
+#include <linux/hrtimer.h>
 #include <linux/netdevice.h>
 #include <linux/sysfs.h>
 #include <linux/types.h>
@@ -17,6 +18,13 @@ struct mgt_queue {
 	u64 seq;			/* next frame's sequence number; NAPI only */
 	atomic64_t pending;
 	u8 *scratch;			/* frame under construction when non-linear */
+	/*
+	 * Paced (rate_pps): frame k of a run is due k / rate after its start;
+	 * NAPI makes what is due and sleeps on the timer until the next.
+	 */
+	struct hrtimer pace_timer;
+	atomic_t pace_restart;		/* set by generate on an idle queue */
+	u64 pace_start_ns, pace_sent;	/* NAPI only */
 };
 
 /* A device's private part; the sysfs attributes set what its frames are. */
@@ -24,6 +32,7 @@ struct mgt_priv {
 	u32 dev_index;
 	u32 frame_len;
 	u32 flows;
+	u64 rate_pps;			/* each queue's frames a second; 0: as fast as it goes */
 	u16 vlan_tci;
 	bool nonlinear;
 	bool hwtstamp_rx;

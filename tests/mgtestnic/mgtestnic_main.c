@@ -14,6 +14,7 @@
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/if_vlan.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/net_tstamp.h>
 #include <linux/netdevice.h>
@@ -84,13 +85,45 @@ static struct sk_buff *mgt_build_skb(struct mgt_queue *q, struct mgt_priv *priv)
 	return skb;
 }
 
+/*
+ * How many of @budget frames a paced queue may make now; the first of a run
+ * is due at once.  Sets *@next_ns to when the one after those is due.
+ */
+static int mgt_pace_allows(struct mgt_queue *q, u64 rate, int budget, u64 *next_ns)
+{
+	u64 now = ktime_get_ns(), due;
+
+	if (atomic_xchg(&q->pace_restart, 0)) {
+		q->pace_start_ns = now;
+		q->pace_sent = 0;
+	}
+	due = mul_u64_u64_div_u64(now - q->pace_start_ns, rate, NSEC_PER_SEC) + 1;
+	if (due <= q->pace_sent)
+		budget = 0;
+	else if (due - q->pace_sent < budget)
+		budget = due - q->pace_sent;
+	*next_ns = q->pace_start_ns +
+		   mul_u64_u64_div_u64(q->pace_sent + budget, NSEC_PER_SEC, rate);
+	return budget;
+}
+
+static enum hrtimer_restart mgt_pace_timer(struct hrtimer *timer)
+{
+	struct mgt_queue *q = container_of(timer, struct mgt_queue, pace_timer);
+
+	napi_schedule(&q->napi);
+	return HRTIMER_NORESTART;
+}
+
 static int mgt_poll(struct napi_struct *napi, int budget)
 {
 	struct mgt_queue *q = container_of(napi, struct mgt_queue, napi);
 	struct mgt_priv *priv = netdev_priv(q->dev);
+	u64 rate = READ_ONCE(priv->rate_pps), next_ns = 0;
+	int limit = rate ? mgt_pace_allows(q, rate, budget, &next_ns) : budget;
 	int done = 0;
 
-	while (done < budget && atomic64_read(&q->pending) > 0) {
+	while (done < limit && atomic64_read(&q->pending) > 0) {
 		struct sk_buff *skb = mgt_build_skb(q, priv);
 
 		if (!skb)
@@ -99,8 +132,13 @@ static int mgt_poll(struct napi_struct *napi, int budget)
 		netif_receive_skb(skb);
 		done++;
 	}
-	if (done < budget && napi_complete_done(napi, done) && atomic64_read(&q->pending) > 0)
-		napi_schedule(napi);
+	q->pace_sent += done;
+	if (done < budget && napi_complete_done(napi, done) && atomic64_read(&q->pending) > 0) {
+		if (rate && done == limit)	/* the rest is not due yet */
+			hrtimer_start(&q->pace_timer, ns_to_ktime(next_ns), HRTIMER_MODE_ABS);
+		else
+			napi_schedule(napi);
+	}
 	return done;
 }
 
@@ -123,6 +161,7 @@ static int mgt_stop(struct net_device *dev)
 	netif_tx_stop_all_queues(dev);
 	for (i = 0; i < dev->real_num_rx_queues; i++) {
 		napi_disable(&priv->q[i].napi);
+		hrtimer_cancel(&priv->q[i].pace_timer);
 		atomic64_set(&priv->q[i].pending, 0);
 	}
 	return 0;
@@ -214,6 +253,7 @@ static void mgt_free_queues(struct net_device *dev)
 
 	for (i = 0; i < queues; i++) {
 		netif_napi_del(&priv->q[i].napi);
+		hrtimer_cancel(&priv->q[i].pace_timer);
 		kfree(priv->q[i].scratch);
 	}
 	kfree(priv->q);
@@ -257,6 +297,8 @@ static struct net_device *mgt_create(u32 index)
 		q->dev = dev;
 		q->index = i;
 		atomic64_set(&q->pending, 0);
+		hrtimer_init(&q->pace_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+		q->pace_timer.function = mgt_pace_timer;
 		netif_napi_add(dev, &q->napi, mgt_poll);
 	}
 	err = register_netdev(dev);

@@ -19,4 +19,6 @@ tests_programs_mgcap_pcapcheck_SOURCES = tests/programs/mgcap-pcapcheck.c
 tests_programs_mgcap_pcapcheck_CPPFLAGS = -I$(srcdir)/tests
 tests_programs_mgcap_pcapcheck_LDADD = -lpcap
 tests_programs_mgcap_pcaptest_SOURCES = tests/programs/mgcap-pcaptest.c
+# libpcap's API, and the ring's layout to overwrite a read index as a stray writer would
+tests_programs_mgcap_pcaptest_CPPFLAGS = $(UAPI_CPPFLAGS)
 tests_programs_mgcap_pcaptest_LDADD = -lpcap -lpthread

@@ -6,6 +6,8 @@
  * mgcap-run.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <linux/mgcap.h>
 #include <pcap/pcap.h>
 #include <poll.h>
 #include <pthread.h>
@@ -396,6 +398,63 @@ static void test_zero_copy_and_stats(void)
 	pcap_close(p);
 }
 
+/* The control page of the ring mapped from /dev/mgcap/NODE, or NULL. */
+static volatile struct mgcap_ring_ctrl *mapped_ring(const char *node)
+{
+	char line[512], want[96];
+	uintptr_t start = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	snprintf(want, sizeof(want), "/dev/mgcap/%s\n", node);
+	while (f && !start && fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
+
+		if (len > strlen(want) && !strcmp(line + len - strlen(want), want))
+			start = (uintptr_t)strtoull(line, NULL, 16);
+	}
+	if (f)
+		fclose(f);
+	return (volatile struct mgcap_ring_ctrl *)start;
+}
+
+/*
+ * A read index the reader never gave back, written into the mapping as a
+ * stray pointer would: the kernel drops the frames and says so by
+ * EPOLLERR, and the read ends with an error at once rather than spinning
+ * on a wait that always returns.
+ */
+static void test_overwritten_read_index_ends_the_read(void)
+{
+	char err[PCAP_ERRBUF_SIZE], name[64], node[64];
+	volatile struct mgcap_ring_ctrl *ctrl;
+	int status, ret, n = 0;
+	double t0, took;
+	pcap_t *p;
+
+	snprintf(name, sizeof(name), "mgcap:%s@0", dev);
+	snprintf(node, sizeof(node), "%s@0", dev);
+	p = open_source(name, 2000, &status, err);
+	if (!p) {
+		check(0, "open", "%s", err);
+		return;
+	}
+	ctrl = mapped_ring(node);
+	if (!ctrl || ctrl->magic != MGCAP_RING_MAGIC) {
+		check(0, "the ring's mapping", "not found in /proc/self/maps");
+		pcap_close(p);
+		return;
+	}
+	ctrl->consumer = ctrl->producer + 2 * ctrl->data_size;
+	generate("0 5");
+	t0 = now_s();
+	ret = pcap_dispatch(p, -1, count_cb, (u_char *)&n);
+	took = now_s() - t0;
+	check(ret == PCAP_ERROR && strstr(pcap_geterr(p), "read index was overwritten") &&
+	      took < 1.0, "an overwritten read index ends the read with an error",
+	      "returned %d after %.2f s: '%s'", ret, took, pcap_geterr(p));
+	pcap_close(p);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -411,6 +470,7 @@ int main(int argc, char **argv)
 	test_blocking_behaviour();
 	test_event_loop_never_spins();
 	test_zero_copy_and_stats();
+	test_overwritten_read_index_ends_the_read();
 	printf("pcaptest: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
 }

@@ -100,14 +100,23 @@ t_mgdump_stops_cleanly_on_sigint() {
 	grep -q "6000 packets written" "$TMP/d" || bad "summary: $(cat "$TMP/d")"
 	$PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 3000 --snaplen 96 --unmerged || return 1
 	# stopped in the middle of a stream: every packet its readers read is
-	# in the file, those of a batch still going when the signal came too
+	# in the file, those of a batch still going when the signal came too,
+	# and those the rings held then: the summary accounts for every frame
+	# received until the stop
 	sigint_mgdump "$TMP/mid.pcapng" 1000000 1 || return 1
 	! grep -q "not written" "$TMP/d" || bad "$(cat "$TMP/d")"
-	written=$(sed -n 's/^mgdump: \([0-9]*\) packets written.*/\1/p' "$TMP/d")
+	summary=$(grep '^mgdump: [0-9]* packets written' "$TMP/d")
+	written=$(echo "$summary" | sed -n 's/^mgdump: \([0-9]*\) packets written.*/\1/p')
+	received=$(echo "$summary" | sed -n 's/.* of \([0-9]*\) received.*/\1/p')
+	ringdrop=$(echo "$summary" | sed -n 's/.*dropped: \([0-9]*\) in the rings.*/\1/p')
+	bufdrop=$(echo "$summary" | sed -n 's/.*, \([0-9]*\) in the buffer.*/\1/p')
 	in_file=$(capinfos -M -c "$TMP/mid.pcapng" | awk '/Number of packets/ { print $NF }')
-	say "stopped mid-stream: $written packets written, $in_file in the file"
+	say "stopped mid-stream: $written packets written ($in_file in the file) of $received" \
+		"received, dropped $ringdrop in the rings and $bufdrop in the buffer"
 	[ -n "$written" ] && [ "$written" -gt 0 ] && [ "$in_file" = "$written" ] ||
 		bad "$written packets written, $in_file in the file"
+	[ -n "$received" ] && [ $((written + ringdrop + bufdrop)) = "$received" ] ||
+		bad "not every frame received is accounted for: $summary"
 }
 
 t_mgdump_bad_input() {

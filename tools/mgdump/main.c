@@ -12,10 +12,13 @@
 #include "mgcap_time.h"
 #include "mgdump.h"
 
+/* the first signal stops with a drain of the rings; a second, at once */
 static void on_signal(int sig)
 {
+	static volatile sig_atomic_t signals;
+
 	(void)sig;
-	mgdump_request_stop();
+	mgdump_request_stop(!signals++);
 }
 
 int main(int argc, char **argv)
@@ -44,6 +47,9 @@ int main(int argc, char **argv)
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);

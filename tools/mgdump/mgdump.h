@@ -39,9 +39,13 @@ struct reader {
 	struct blockring ring;
 	uint32_t ifid;
 	int cpu;		/* -1: not pinned */
+	uint64_t seen;		/* packets libpcap handed over */
 	uint64_t captured;	/* blocks put in the buffer */
 	uint64_t written;	/* by the writer */
 	struct pcap_stat last;	/* for the statistics blocks */
+	/* the counters when it stopped, what the capture was: set if it drained */
+	struct pcap_stat at_stop;
+	int drained;
 	int tstamp_type;	/* PCAP_TSTAMP_*: what its stamps are */
 	uint32_t ns_per_frac;	/* ns in a unit of ts.tv_usec: 1, or 1000 from a source without ns */
 };
@@ -62,8 +66,16 @@ int mgdump_open_readers(void);
 
 /* readers.c */
 int mgdump_start_readers(size_t *started);
-void mgdump_request_stop(void);
-void mgdump_stop_readers(size_t started);	/* and joins them */
+/*
+ * Stops the readers; with @drain, each first reads what its ring took
+ * before the stop (for a signal, -a, a source that failed), unless another
+ * stop comes.  Without (-c reached, the writer failed), the writer writes
+ * nothing more.  Safe in a signal handler.
+ */
+void mgdump_request_stop(int drain);
+void mgdump_stop_readers(size_t started);	/* without a drain, and joins them */
+/* a reader's counters as of its stop if it drained, or as of now */
+int mgdump_reader_stats(struct reader *r, struct pcap_stat *st);
 int mgdump_readers_running(void);
 int mgdump_readers_joined(void);
 int mgdump_pin_writer(void);

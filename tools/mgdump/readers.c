@@ -3,17 +3,28 @@
  * The reader threads: each reads its libpcap handle and formats its packets
  * as enhanced packet blocks into its own buffer, then wakes the writer.
  */
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "erspan.h"
+#include "mgcap_time.h"
 #include "mgdump.h"
 #include "pcapng.h"
 
 /* reader threads still running: the writer's last pass waits for them */
 static unsigned int readers_running;
 static int readers_joined;	/* their handles may be asked anything now */
+/* a stop wanted no drain (or a second signal came): drains end */
+static volatile sig_atomic_t no_drain;
+
+/*
+ * A drain ends by itself once its ring's count is read, or a read timeout
+ * after the ring ran dry; this bounds one whose frames a filter in user
+ * space keeps rejecting while traffic goes on.
+ */
+#define DRAIN_MAX_NS	2000000000ULL
 
 static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
 {
@@ -24,6 +35,7 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *b
 	uint32_t caplen = h->caplen, wirelen = h->len;
 	uint8_t *p;
 
+	r->seen++;
 	if (cfg.decap) {
 		int off = erspan_inner_offset(bytes, caplen);
 
@@ -42,24 +54,70 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *b
 	r->captured++;
 }
 
+/*
+ * After a stop: what the ring took before it and the reader has not read
+ * yet goes to the buffer too, up to the ring's count at the stop, so that
+ * written + dropped in the buffer + dropped in the ring = received then.
+ * Reads that block, as AF_PACKET hands a block over only when it is full or
+ * at the read timeout; a read that times out with nothing ends it, as does
+ * a stop without a drain.
+ */
+static void drain(struct reader *r)
+{
+	uint64_t deadline = mgcap_now_ns(CLOCK_MONOTONIC) + DRAIN_MAX_NS;
+
+	if (no_drain || pcap_stats(r->pcap, &r->at_stop) < 0)
+		return;
+	r->drained = 1;
+	while (!no_drain && mgcap_now_ns(CLOCK_MONOTONIC) < deadline) {
+		/* libpcap's counters are 32 bits: so is what is left of them */
+		uint32_t left = (uint32_t)(r->at_stop.ps_recv - r->at_stop.ps_drop) -
+				(uint32_t)r->seen;
+		int n;
+
+		if (!left || left > INT_MAX)
+			break;
+		n = pcap_dispatch(r->pcap, (int)left, on_packet, (u_char *)r);
+		if (n == PCAP_ERROR_BREAK)
+			continue;	/* the stop's own pcap_breakloop(), or a drain's */
+		if (n <= 0)
+			break;
+		mgdump_wake_writer();
+	}
+}
+
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
+	int failed = 0;
 
 	while (!stopping) {
 		int n = pcap_dispatch(r->pcap, -1, on_packet, (u_char *)r);
 
 		if (n == PCAP_ERROR) {
 			fprintf(stderr, "mgdump: %s\n", pcap_geterr(r->pcap));
-			mgdump_request_stop();
+			failed = 1;
+			/* the other sources' frames are written still */
+			mgdump_request_stop(1);
 		}
 		if (n)
 			mgdump_wake_writer();
 	}
+	if (!failed)
+		drain(r);
 	/* its last blocks are in the buffer: pairs with the writer's last pass */
 	__atomic_sub_fetch(&readers_running, 1, __ATOMIC_RELEASE);
 	mgdump_wake_writer();
 	return NULL;
+}
+
+int mgdump_reader_stats(struct reader *r, struct pcap_stat *st)
+{
+	if (readers_joined && r->drained) {
+		*st = r->at_stop;
+		return 0;
+	}
+	return pcap_stats(r->pcap, st);
 }
 
 int mgdump_readers_running(void)
@@ -139,10 +197,12 @@ int mgdump_pin_writer(void)
  * by itself (AF_PACKET's, on an idle device).  Safe in a signal handler, as
  * pcap_breakloop() is.
  */
-void mgdump_request_stop(void)
+void mgdump_request_stop(int drain)
 {
 	size_t i;
 
+	if (!drain)
+		no_drain = 1;
 	stopping = 1;
 	for (i = 0; i < nreaders; i++)
 		pcap_breakloop(readers[i].pcap);
@@ -152,7 +212,7 @@ void mgdump_stop_readers(size_t started)
 {
 	size_t i;
 
-	mgdump_request_stop();
+	mgdump_request_stop(0);
 	for (i = 0; i < started; i++)
 		pthread_join(readers[i].thread, NULL);
 	readers_joined = 1;

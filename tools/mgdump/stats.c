@@ -34,7 +34,7 @@ void mgdump_collect_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 	for (i = 0; i < n && i < nreaders; i++) {
 		struct reader *r = &readers[i];
 
-		pcap_stats(r->pcap, &r->last);
+		mgdump_reader_stats(r, &r->last);
 		st[i].start_ns = start_ns;
 		st[i].end_ns = now;
 		st[i].received = r->last.ps_recv;
@@ -48,14 +48,16 @@ void mgdump_collect_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 
 void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t bytes, int final)
 {
-	uint64_t pkts = 0, ring_drops = 0, buf_drops = 0, fill = 0, hwm = 0, cap = 0;
+	uint64_t pkts = 0, received = 0, ring_drops = 0, buf_drops = 0, fill = 0, hwm = 0, cap = 0;
 	size_t i;
 
 	for (i = 0; i < nreaders; i++) {
 		struct pcap_stat st;
 
-		if (pcap_stats(readers[i].pcap, &st) == 0)
+		if (mgdump_reader_stats(&readers[i], &st) == 0) {
+			received += st.ps_recv;
 			ring_drops += st.ps_drop;
+		}
 		pkts += readers[i].written;
 		buf_drops += __atomic_load_n(&readers[i].ring.dropped, __ATOMIC_RELAXED);
 		fill += blockring_fill(&readers[i].ring);
@@ -63,17 +65,23 @@ void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t byte
 		cap += readers[i].ring.size;
 	}
 	if (final) {
-		uint64_t read = 0;
+		uint64_t read = 0, accounted = pkts + ring_drops + buf_drops;
 
-		fprintf(stderr, "mgdump: %" PRIu64 " packets written, %" PRIu64 " bytes; dropped: %"
-			PRIu64 " in the rings, %" PRIu64 " in the buffer; buffer high-water %" PRIu64
-			"%%\n", pkts, bytes, ring_drops, buf_drops, cap ? hwm * 100 / cap : 0);
+		fprintf(stderr, "mgdump: %" PRIu64 " packets written, %" PRIu64 " bytes, of %" PRIu64
+			" received; dropped: %" PRIu64 " in the rings, %" PRIu64 " in the buffer; "
+			"buffer high-water %" PRIu64 "%%\n", pkts, bytes, received, ring_drops,
+			buf_drops, cap ? hwm * 100 / cap : 0);
 		/* the readers are gone: every packet they read is in the file, but -c's surplus */
 		for (i = 0; i < nreaders; i++)
 			read += readers[i].captured;
 		if (!cfg.count && read != pkts)
 			fprintf(stderr, "mgdump: %" PRIu64 " packets read were not written\n",
 				read - pkts);
+		/* (-c leaves the rest, a filter in user space may reject some) */
+		if (!cfg.count && accounted < received)
+			fprintf(stderr, "mgdump: %" PRIu64 " packets received were neither written "
+				"nor dropped (rejected by the filter, or left in a ring)\n",
+				received - accounted);
 	} else {
 		fprintf(stderr, "\r%" PRIu64 " pkt/s %.1f MB/s drops ring %" PRIu64 " buffer %" PRIu64
 			" buffer %" PRIu64 "%% (high %" PRIu64 "%%)   ", pkts - *last_pkts,

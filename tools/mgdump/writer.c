@@ -234,19 +234,19 @@ int mgdump_write_loop(struct dump_output *out)
 				      write_as_read(out, &total, &bytes, &idle);
 
 		if (failed) {
-			mgdump_request_stop();
+			mgdump_request_stop(0);
 			return -1;
 		}
 		if (cfg.count && total >= cfg.count) {
-			mgdump_request_stop();
+			mgdump_request_stop(0);
 			done = 1;
 		}
 		if (tty && mgcap_now_ns(CLOCK_REALTIME) >= next_status) {
 			mgdump_status_line(&last_pkts, &last_bytes, bytes, 0);
 			next_status += 1000000000ULL;
 		}
-		if (end && mgcap_now_ns(CLOCK_REALTIME) >= end)
-			mgdump_request_stop();
+		if (end && mgcap_now_ns(CLOCK_REALTIME) >= end && !stopping)
+			mgdump_request_stop(1);
 		if (done && (idle || (cfg.count && total >= cfg.count)))
 			break;
 		if (held)	/* blocks are there, but must wait: the buffers would not let it sleep */
