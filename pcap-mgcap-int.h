@@ -48,7 +48,7 @@ struct pcap_mgcap {
 	uint64_t sample_timer_at;	/* its expiry (CLOCK_MONOTONIC ns); 0: none */
 	/* a merged source: fires when a record held back may go (non-blocking callers) */
 	int hold_timer_fd;
-	int parked;		/* rings with a held record are out of the epoll set */
+	int parked;		/* rings with a held record are readable only at their fill mark */
 	int nonblock;
 	int nano;		/* nanosecond precision */
 	int on_close_list;	/* pcap_add_to_pcaps_to_close(): closed at exit() too */

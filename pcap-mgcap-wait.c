@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 
@@ -162,12 +163,24 @@ int mgcap_wait(pcap_t *p, int timeout_ms, int holding)
 	return take_ready(p, ev, ready);
 }
 
+/* Where poll calls ring @i readable: at its fill mark while parked, else at any record. */
+static void set_poll_mark(struct pcap_mgcap *pm, size_t i, int parked)
+{
+	const struct mgcap_reader *r = &pm->queues[i].r;
+	uint32_t mark = parked ? (uint32_t)(r->info.data_size / MGCAP_MERGE_FILL_MARK) : 1;
+
+	/* (a hung-up ring refuses nothing here; a failure leaves the mark as it was) */
+	(void)ioctl(r->fd, MGCAP_IOC_SET_POLL_MARK, &mark);
+}
+
 /*
  * A non-blocking read that delivered nothing leaves the selectable fd
  * readable only where the next read will deliver: the wakeup event and the
  * timers taken, hung-up rings left out, and the rings whose next record is
- * held back for the order parked (out of the epoll set) with the hold
- * timer set for when the record may go.  The next read puts them back.
+ * held back for the order parked, with the hold timer set for when the
+ * record may go.  A parked ring is readable again only at its fill mark,
+ * where the read hands out everything (order never costs a frame).  The
+ * next read unparks them.
  */
 int mgcap_wait_settle_for_poll(pcap_t *p, uint64_t now, uint64_t hold_ns)
 {
@@ -182,7 +195,7 @@ int mgcap_wait_settle_for_poll(pcap_t *p, uint64_t now, uint64_t hold_ns)
 		return 0;
 	for (i = 0; i < pm->merge.n; i++)
 		if (pm->queues[i].next)
-			(void)epoll_ctl(p->fd, EPOLL_CTL_DEL, pm->queues[i].r.fd, NULL);
+			set_poll_mark(pm, i, 1);
 	pm->parked = 1;
 	its.it_value.tv_sec = (time_t)((now + hold_ns) / 1000000000ULL);
 	its.it_value.tv_nsec = (long)((now + hold_ns) % 1000000000ULL);
@@ -193,21 +206,14 @@ int mgcap_wait_settle_for_poll(pcap_t *p, uint64_t now, uint64_t hold_ns)
 	return 0;
 }
 
-/* The rings mgcap_wait_settle_for_poll() parked, back in the epoll set (but the hung-up ones). */
+/* The rings mgcap_wait_settle_for_poll() parked, readable at any record again. */
 void mgcap_wait_unpark(pcap_t *p)
 {
 	struct pcap_mgcap *pm = p->priv;
-	struct epoll_event ev;
 	size_t i;
 
-	for (i = 0; i < pm->merge.n; i++) {
-		if (mgcap_reader_detached(&pm->queues[i].r))
-			continue;
-		memset(&ev, 0, sizeof(ev));
-		ev.events = EPOLLIN;
-		ev.data.fd = pm->queues[i].r.fd;
-		(void)epoll_ctl(p->fd, EPOLL_CTL_ADD, ev.data.fd, &ev);	/* EEXIST: never left */
-	}
+	for (i = 0; i < pm->merge.n; i++)
+		set_poll_mark(pm, i, 0);
 	pm->parked = 0;
 }
 

@@ -186,19 +186,23 @@ int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *wait_ns,
 
 	int until_release = MGCAP_RELEASE_EVERY;
 
-	while (n < max && (rec = mgcap_merge_next(&pm->merge, now, &q, wait_ns)) != NULL) {
-		n += deliver(p, rec, pm->merge.q[q].last_ts, pm->nano, &second, cb, user);
-		if (p->break_loop)
-			break;
+	while (n < max) {
 		/*
-		 * Every record handed out so far has had its callback.  (A read
-		 * of one record, pcap_next_ex()'s, never gets here: its record
-		 * stays until the next call.)
+		 * Before the next record, never after a delivered one: every
+		 * record handed out so far has had its callback, and the one
+		 * pcap_next_ex() keeps (a read of one record ends as it is
+		 * delivered) stays until the next call.
 		 */
 		if (!--until_release) {
 			mgcap_merge_release(&pm->merge);
 			until_release = MGCAP_RELEASE_EVERY;
 		}
+		rec = mgcap_merge_next(&pm->merge, now, &q, wait_ns);
+		if (!rec)
+			break;
+		n += deliver(p, rec, pm->merge.q[q].last_ts, pm->nano, &second, cb, user);
+		if (p->break_loop)
+			break;
 	}
 	return n;
 }

@@ -181,6 +181,20 @@ static long mgcap_ioctl_set_wakeup(struct mgcap_ring *ring, void __user *arg)
 	return 0;
 }
 
+static long mgcap_ioctl_set_poll_mark(struct mgcap_ring *ring, u32 __user *arg)
+{
+	u32 mark;
+
+	if (get_user(mark, arg))
+		return -EFAULT;
+	if (mark == 0 || mark > ring->mask + 1)
+		return -EINVAL;
+	WRITE_ONCE(ring->poll_mark, mark);
+	/* a reader asleep below a lower mark looks again */
+	wake_up_interruptible_poll(&ring->wq, EPOLLIN | EPOLLRDNORM);
+	return 0;
+}
+
 static long mgcap_ioctl_set_tstamp(struct mgcap_ring *ring, u32 __user *arg)
 {
 	u32 source;
@@ -228,6 +242,8 @@ static long mgcap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
 			return -ENODEV;
 		return mgcap_ioctl_set_filter(ring, uarg);
+	case MGCAP_IOC_SET_POLL_MARK:
+		return mgcap_ioctl_set_poll_mark(ring, uarg);
 	default:
 		return -ENOTTY;
 	}

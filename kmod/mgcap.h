@@ -66,6 +66,7 @@ struct mgcap_ring {
 	u32 default_snaplen;
 	u32 wake_bytes;
 	u64 wake_ns;
+	u32 poll_mark;			/* unread bytes poll calls readable */
 	u32 tstamp_source;		/* enum mgcap_tstamp_source, per reader */
 	struct mgcap_filter_prog __rcu *filter;	/* the reader's; NULL: every frame */
 	atomic64_t filtered;		/* frames it rejected; no lock on that path */

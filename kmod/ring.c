@@ -35,6 +35,7 @@ void mgcap_ring_reset_reader_settings(struct mgcap_ring *ring)
 	WRITE_ONCE(ring->snaplen, ring->default_snaplen);
 	WRITE_ONCE(ring->wake_bytes, min_t(u64, MGCAP_WAKE_BYTES_MAX, (ring->mask + 1) / 4));
 	WRITE_ONCE(ring->wake_ns, (u64)MGCAP_WAKE_USECS * NSEC_PER_USEC);
+	WRITE_ONCE(ring->poll_mark, 1);
 	WRITE_ONCE(ring->tstamp_source, MGCAP_TSTAMP_HW_OR_SW);
 }
 
@@ -202,9 +203,12 @@ void mgcap_ring_get_stats(struct mgcap_ring *ring, struct mgcap_queue_stats *st)
 bool mgcap_ring_poll_readable(struct mgcap_ring *ring)
 {
 	bool readable;
+	u64 used;
 
 	spin_lock_bh(&ring->lock);
-	readable = ring->head != READ_ONCE(ring->ctrl->consumer);
+	used = ring->head - READ_ONCE(ring->ctrl->consumer);
+	/* (a lying consumer's ring is readable: its reader learns of it) */
+	readable = used && (used >= READ_ONCE(ring->poll_mark) || used > ring->mask + 1);
 	if (!readable)
 		WRITE_ONCE(ring->reader_waiting, true);
 	spin_unlock_bh(&ring->lock);
@@ -366,10 +370,15 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 
 	/* under the lock, as mgcap_ring_poll_readable() marks a sleeper */
 	if (READ_ONCE(ring->reader_waiting)) {
-		if (used >= READ_ONCE(ring->wake_bytes) || !READ_ONCE(ring->wake_ns)) {
+		u64 wake_ns = READ_ONCE(ring->wake_ns), mark = READ_ONCE(ring->poll_mark);
+
+		/* at the wakeup's bytes, or each record without its timer; never below the mark */
+		if (wake_ns && READ_ONCE(ring->wake_bytes) > mark)
+			mark = READ_ONCE(ring->wake_bytes);
+		if (used >= mark) {
 			WRITE_ONCE(ring->reader_waiting, false);
 			wake = true;
-		} else {
+		} else if (wake_ns) {
 			arm_timer = !hrtimer_is_queued(&ring->wake_timer);
 		}
 	}

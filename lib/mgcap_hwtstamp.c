@@ -112,9 +112,16 @@ static int lock_records(void)
 {
 	int fd;
 
+	/*
+	 * The packages make the directory writable by the group mgcap
+	 * (tmpfiles.d), for its members' captures with CAP_NET_ADMIN but no
+	 * root; the lock file of another member is locked read-only.
+	 */
 	(void)mkdir("/run/mgcap", 0755);
 	(void)mkdir(MGCAP_HWTSTAMP_STATE_DIR, 0755);
-	fd = open(MGCAP_HWTSTAMP_STATE_DIR "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(MGCAP_HWTSTAMP_STATE_DIR "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0660);
+	if (fd < 0 && errno == EACCES)
+		fd = open(MGCAP_HWTSTAMP_STATE_DIR "/.lock", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
 		close(fd);
 		fd = -1;
@@ -250,9 +257,15 @@ int mgcap_hwts_readers_gone(const char *dev, const struct mgcap_hwts_claim *c)
 	struct hwtstamp_config now;
 	int lock, ret = 0;
 
-	if (!c->taken || has_readers(dev))
+	if (!c->taken)
 		return 0;
+	/*
+	 * Readers counted under the lock: one opening its rings now takes the
+	 * lock after them (mgcap_hwts_take()), and finds our record standing.
+	 */
 	lock = lock_records();
+	if (has_readers(dev))
+		goto out;
 	if (!c->recorded) {
 		rec = *c;		/* held by this reader alone */
 	} else if (!read_record(dev, &rec) || rec.owner != MGCAP_HWTS_READERS) {
@@ -265,7 +278,8 @@ int mgcap_hwts_readers_gone(const char *dev, const struct mgcap_hwts_claim *c)
 	/* changed by someone else since: theirs now */
 	if (same_config(&now, &rec.made))
 		ret = give_back(dev, &rec, &now);
-	if (rec.recorded)
+	/* kept where the give-back failed: mgcap hwtstamp DEV restore tries again */
+	if (rec.recorded && ret >= 0)
 		drop_record(dev);
 out:
 	return unlock_records(lock, ret);

@@ -242,6 +242,11 @@ static void chardev_cases(const char *dev)
 	wk.bytes = 1;
 	wk.usecs = MGCAP_WAKEUP_USECS_MAX + 1;
 	check_errno(ioctl(r.fd, MGCAP_IOC_SET_WAKEUP, &wk), EINVAL, "wakeup timeout too long");
+	snap = 0;
+	check_errno(ioctl(r.fd, MGCAP_IOC_SET_POLL_MARK, &snap), EINVAL, "poll mark 0");
+	snap = (uint32_t)r.info.data_size + 1;
+	check_errno(ioctl(r.fd, MGCAP_IOC_SET_POLL_MARK, &snap), EINVAL, "poll mark beyond the ring");
+	check_errno(ioctl(r.fd, MGCAP_IOC_SET_POLL_MARK, NULL), EFAULT, "SET_POLL_MARK from NULL");
 
 	/* flags written by the reader: the kernel keeps its own and ignores them */
 	r.ctrl->flags = MGCAP_RING_F_DETACHED | MGCAP_RING_F_BAD_CONSUMER;

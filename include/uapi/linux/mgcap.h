@@ -194,6 +194,15 @@ struct mgcap_wakeup {
 
 #define MGCAP_WAKEUP_USECS_MAX	1000000U
 
+/*
+ * MGCAP_IOC_SET_POLL_MARK: poll reports the ring readable only once this
+ * many bytes are unread (1, the default: any record), and a sleeping reader
+ * is woken no earlier.  A reader that holds records back (for the order of
+ * several rings) waits on their rings this way, to be woken where they fill
+ * rather than at once.  Set again at every open; 1 to MGCAP_IOC_INFO's
+ * data_size.
+ */
+
 /* MGCAP_IOC_SET_TSTAMP: which clock stamps this reader's records */
 enum mgcap_tstamp_source {
 	MGCAP_TSTAMP_HW_OR_SW,	/* the NIC's stamp when the frame has one (default) */
@@ -237,6 +246,7 @@ struct mgcap_filter {
 #define MGCAP_IOC_SET_WAKEUP	_IOW(MGCAP_IOC_MAGIC, 4, struct mgcap_wakeup)
 #define MGCAP_IOC_SET_TSTAMP	_IOW(MGCAP_IOC_MAGIC, 5, __u32)
 #define MGCAP_IOC_SET_FILTER	_IOW(MGCAP_IOC_MAGIC, 6, struct mgcap_filter)
+#define MGCAP_IOC_SET_POLL_MARK	_IOW(MGCAP_IOC_MAGIC, 7, __u32)
 
 /*
  * Generic netlink family MGCAP_GENL_NAME.  START, SET and GET reply with
