@@ -165,7 +165,9 @@ t_adapter_stamps_as_a_user_in_the_capture_group() {
 
 	# two of the group's captures at once, the first ending first: the NIC's
 	# stamping stays on for the second, and the last gives it back (the
-	# group records what it took, in a directory the packages made its)
+	# group records what it took, in a directory the packages made its:
+	# systemd-tmpfiles makes it at boot, which the VM has without systemd)
+	systemd-tmpfiles --create mgcap.conf || bad "systemd-tmpfiles --create mgcap.conf"
 	[ "$(stat -c '%a %G' /run/mgcap/hwtstamp)" = "2770 mgcap" ] ||
 		bad "/run/mgcap/hwtstamp: $(stat -c '%a %G' /run/mgcap/hwtstamp)"
 	$MGCAP hwtstamp mgt0 | grep -q "current receive filter: none" ||
