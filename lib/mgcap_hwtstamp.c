@@ -119,7 +119,7 @@ static int lock_records(void)
 	 */
 	(void)mkdir("/run/mgcap", 0755);
 	(void)mkdir(MGCAP_HWTSTAMP_STATE_DIR, 0755);
-	fd = open(MGCAP_HWTSTAMP_STATE_DIR "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0660);
+	fd = open(MGCAP_HWTSTAMP_STATE_DIR "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0664);
 	if (fd < 0 && errno == EACCES)
 		fd = open(MGCAP_HWTSTAMP_STATE_DIR "/.lock", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
