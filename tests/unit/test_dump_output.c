@@ -7,9 +7,11 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dump_output.h"
+#include "postrotate.h"
 #include "unit.h"
 
 static void test_file_names(void)
@@ -125,6 +127,7 @@ static void test_ring_of_files(void)
 	static uint8_t buf[1 << 20];
 	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600], cmd[640];
 	struct dump_output o;
+	unsigned int last;
 	size_t len;
 
 	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
@@ -141,6 +144,11 @@ static void test_ring_of_files(void)
 	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
 	snprintf(cmd, sizeof(cmd), "test $(ls %s | wc -l) -eq 3", dir);
 	CU_ASSERT_EQUAL(system(cmd), 0);
+	/* a restart goes on at the ring's oldest file, which it overwrites first */
+	last = o.index;
+	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
+	CU_ASSERT_EQUAL(o.index, (last + 1) % 3);
+	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CU_ASSERT(system(cmd) == 0);
 }
@@ -177,7 +185,7 @@ static void test_full_disk_keeps_whole_blocks(void)
 	signal(SIGXFSZ, SIG_DFL);
 	CU_ASSERT_EQUAL(o.kept, 3 * one);
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.error, "File too large"));
-	CU_ASSERT(stat(path, &st) == 0 && (uint64_t)st.st_size == header + 3 * one);
+	CU_ASSERT(stat(o.part, &st) == 0 && (uint64_t)st.st_size == header + 3 * one);
 	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
 	CU_ASSERT_EQUAL(read_back(dir, "cap", 1, 0), 3);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
@@ -196,6 +204,165 @@ static void test_unwritable_path(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.error, "/nonexistent-dir/cap: No such file or directory"));
 }
 
+static uint64_t fake_now;
+
+static uint64_t fake_clock(void)
+{
+	return fake_now;
+}
+
+static void note_done(const char *path, void *arg)
+{
+	char *list = arg;
+	const char *base = strrchr(path, '/');
+
+	strcat(list, base ? base + 1 : path);
+	strcat(list, " ");
+}
+
+static int count_packets(const char *path)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	pcap_t *p = pcap_open_offline(path, err);
+	int n = 0;
+
+	if (!p)
+		return -1;
+	while (pcap_next_ex(p, &h, &d) == 1)
+		n++;
+	pcap_close(p);
+	return n;
+}
+
+/*
+ * -G 10 over a clock that jumps: a file for each period with packets or
+ * not, named through strftime at the period's start; each under a .part
+ * name until complete; a name a file has (a restart's) is never taken.
+ */
+static void test_rotation_by_time(void)
+{
+	static uint8_t buf[1 << 16];
+	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600], name[700], cmd[700], done[4096] = "";
+	struct dump_output o;
+	struct stat st;
+	size_t len = blocks(buf, 0, 10);
+	FILE *f;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	setenv("TZ", "UTC", 1);
+	tzset();
+	snprintf(path, sizeof(path), "%s/t-%%Y%%m%%d-%%H%%M%%S.pcapng", dir);
+	/* what an earlier run left at the second period's name */
+	snprintf(name, sizeof(name), "%s/t-20231114-221330.pcapng", dir);
+	f = fopen(name, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("earlier", f);
+	fclose(f);
+	memset(&o, 0, sizeof(o));
+	o.path = path;
+	o.rotate_seconds = 10;
+	o.ifs = ifs;
+	o.nifs = 2;
+	o.clock_ns = fake_clock;
+	o.file_done = note_done;
+	o.file_done_arg = done;
+	fake_now = 1700000003ULL * 1000000000ULL;	/* 2023-11-14 22:13:23 UTC */
+	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
+	snprintf(name, sizeof(name), "%s/t-20231114-221320.pcapng.part", dir);
+	CU_ASSERT_STRING_EQUAL(o.part, name);
+	CU_ASSERT_EQUAL(stat(name, &st), 0);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, len), 0);
+	fake_now += 10ULL * 1000000000ULL;		/* :33, the next period */
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, len), 0);
+	CU_ASSERT_EQUAL(stat(name, &st), -1);		/* complete: renamed */
+	fake_now += 25ULL * 1000000000ULL;		/* :58, past an idle period */
+	CU_ASSERT_EQUAL(dump_output_tick(&o), 0);
+	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
+	CU_ASSERT_STRING_EQUAL(done, "t-20231114-221320.pcapng t-20231114-221330.pcapng1 "
+				     "t-20231114-221350.pcapng ");
+	snprintf(name, sizeof(name), "%s/t-20231114-221320.pcapng", dir);
+	CU_ASSERT_EQUAL(count_packets(name), 10);
+	snprintf(name, sizeof(name), "%s/t-20231114-221330.pcapng1", dir);
+	CU_ASSERT_EQUAL(count_packets(name), 10);
+	snprintf(name, sizeof(name), "%s/t-20231114-221350.pcapng", dir);
+	CU_ASSERT_EQUAL(count_packets(name), 0);
+	snprintf(cmd, sizeof(cmd), "test \"$(cat %s/t-20231114-221330.pcapng)\" = earlier && "
+		 "! ls %s | grep -q part", dir, dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
+/* -G with -W 2: two periods, then the output ends, taking nothing more */
+static void test_periods_then_the_end(void)
+{
+	static uint8_t buf[1 << 16];
+	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600], cmd[700];
+	struct dump_output o;
+	size_t len = blocks(buf, 0, 5);
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/p-%%s", dir);
+	memset(&o, 0, sizeof(o));
+	o.path = path;
+	o.rotate_seconds = 1;
+	o.keep = 2;
+	o.ifs = ifs;
+	o.nifs = 2;
+	o.clock_ns = fake_clock;
+	fake_now = 1700000000ULL * 1000000000ULL;
+	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, len), 0);
+	fake_now += 1000000000ULL;
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, len), 0);
+	CU_ASSERT_FALSE(o.ended);
+	fake_now += 1000000000ULL;
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, len), 0);
+	CU_ASSERT_TRUE(o.ended);
+	CU_ASSERT_EQUAL(o.files_done, 2);
+	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
+	snprintf(cmd, sizeof(cmd), "test \"$(ls %s)\" = \"$(printf 'p-1700000000\\np-1700000001')\"",
+		 dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
+/* -z: each finished file's command once, in order, one at a time */
+static void test_postrotate_in_order(void)
+{
+	char dir[] = "/tmp/mgcap-dump-XXXXXX", script[600], list[600], cmd[1400];
+	struct postrotate pr = { 0 };
+	FILE *f;
+	int i;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(script, sizeof(script), "%s/post", dir);
+	snprintf(list, sizeof(list), "%s/list", dir);
+	f = fopen(script, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	/* slow enough that files queue up; fails for one, which is reported */
+	fprintf(f, "#!/bin/sh\nsleep 0.05\necho \"$1\" >>%s\n[ \"$1\" != f2 ]\n", list);
+	fclose(f);
+	CU_ASSERT_FATAL(chmod(script, 0755) == 0);
+	pr.command = script;
+	for (i = 0; i < 4; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "f%d", i);
+		postrotate_file_done(name, &pr);
+	}
+	CU_ASSERT(pr.queued >= 2);	/* none waited for */
+	postrotate_finish(&pr);
+	CU_ASSERT_EQUAL(pr.ran, 4);
+	CU_ASSERT_EQUAL(pr.failed, 1);
+	snprintf(cmd, sizeof(cmd), "test \"$(cat %s)\" = \"$(printf 'f0\\nf1\\nf2\\nf3')\" && rm -rf %s",
+		 list, dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 void register_dump_output_tests(void)
 {
 	static const struct unit_test tests[] = {
@@ -204,6 +371,9 @@ void register_dump_output_tests(void)
 		{ "ring of files", test_ring_of_files },
 		{ "full disk keeps whole blocks", test_full_disk_keeps_whole_blocks },
 		{ "unwritable path", test_unwritable_path },
+		{ "rotation by time", test_rotation_by_time },
+		{ "periods, then the end", test_periods_then_the_end },
+		{ "postrotate in order", test_postrotate_in_order },
 	};
 
 	ADD_SUITE("dump output", tests);

@@ -228,7 +228,7 @@ t_mgdump_service_records() {
 	files=$(ls /var/lib/mgcap/mgt0.pcapng*)
 	say "the unit wrote $(echo $files)"
 	# one interface per queue, each in order (the file is not merged)
-	$PCAPCHECK $files --queues 2 --count 1000 --snaplen 96 --unmerged || bad "frames"
+	$PCAPCHECK $files --queues 2 --count 1000 --unmerged || bad "frames"
 	rm -f /etc/default/mgdump-mgt0 /var/lib/mgcap/mgt0.pcapng*
 }
 

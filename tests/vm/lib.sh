@@ -199,7 +199,8 @@ tap_setup() {
 mgdump_reading() {
 	wait_readers mgt0 || return 1
 	i=0
-	until [ -s "$1" ]; do
+	# (written as FILE.part until complete)
+	until [ -s "$1.part" ] || [ -s "$1" ]; do
 		i=$((i + 1))
 		[ $i -gt 100 ] && return 1
 		sleep 0.1

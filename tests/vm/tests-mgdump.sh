@@ -23,12 +23,12 @@ t_mgdump_every_frame_per_queue() {
 	wait_readers mgt0 || return 1
 	echo "all 2000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait $dump || { cat "$TMP/d"; return 1; }
-	# one interface per queue, nanoseconds, the default snaplen of 96
+	# one interface per queue, nanoseconds, whole frames by default
 	capinfos "$TMP/out.pcapng" >"$TMP/ci" || return 1
 	grep -q "nanoseconds (9)" "$TMP/ci" || bad "not nanoseconds"
 	grep -q "Number of interfaces in file: 4" "$TMP/ci" || bad "not 4 interfaces"
 	grep -q "Name = mgt0@3" "$TMP/ci" || bad "no interface mgt0@3"
-	$PCAPCHECK "$TMP/out.pcapng" --queues 4 --count 2000 --snaplen 96 --unmerged
+	$PCAPCHECK "$TMP/out.pcapng" --queues 4 --count 2000 --snaplen 262144 --unmerged
 }
 
 t_mgdump_merged_in_stamp_order() {
@@ -58,7 +58,7 @@ t_mgdump_rotation_loses_nothing() {
 		[ "$size" -le 1000000 ] || bad "$f has $size bytes, more than -C 1"
 	done
 	# in order, the files hold every frame: no frame lost at a boundary
-	$PCAPCHECK $files --queues 2 --count 20000 --snaplen 96 --unmerged || return 1
+	$PCAPCHECK $files --queues 2 --count 20000 --snaplen 262144 --unmerged || return 1
 	# a ring of 3 keeps exactly 3
 	timeout 120 $MGDUMP -i mgt0 -w "$TMP/ring" -C 1 -W 3 -c 40000 -q &
 	dump=$!
@@ -98,7 +98,7 @@ t_mgdump_stops_cleanly_on_sigint() {
 	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
 	sigint_mgdump "$TMP/out.pcapng" 3000 2 || return 1
 	grep -q "6000 packets written" "$TMP/d" || bad "summary: $(cat "$TMP/d")"
-	$PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 3000 --snaplen 96 --unmerged || return 1
+	$PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 3000 --snaplen 262144 --unmerged || return 1
 	# stopped in the middle of a stream: every packet its readers read is
 	# in the file, those of a batch still going when the signal came too,
 	# and those the rings held then: the summary accounts for every frame
@@ -205,7 +205,7 @@ t_mgdump_buffer_absorbs_a_stalled_writer() {
 	[ "$bufdrop" -gt 0 ] || bad "a 1 MiB buffer absorbed 20000 frames?"
 	[ $((written + bufdrop + ringdrop)) -eq 20000 ] || bad "written + dropped != 20000"
 	# what was kept is the first frames, unbroken
-	$PCAPCHECK "$TMP/out.pcapng" --queues 1 --count "$written" --snaplen 96 --unmerged
+	$PCAPCHECK "$TMP/out.pcapng" --queues 1 --count "$written" --snaplen 262144 --unmerged
 }
 
 t_mgdump_disk_full_keeps_a_valid_file() {
@@ -226,7 +226,7 @@ t_mgdump_disk_full_keeps_a_valid_file() {
 	say "$n packets, $size bytes in the 256 KiB file system"
 	# what fitted stays: a failed write is cut back to its last whole block only
 	[ "$size" -gt 131072 ] || bad "the file kept only $size bytes"
-	$PCAPCHECK "$TMP/small/out.pcapng" --queues 1 --count "$n" --snaplen 96 --unmerged
+	$PCAPCHECK "$TMP/small/out.pcapng" --queues 1 --count "$n" --snaplen 262144 --unmerged
 	umount "$TMP/small"
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -102,18 +103,56 @@ static int write_trailer(struct dump_output *o)
 	return ret;
 }
 
+static uint64_t wall_ns(const struct dump_output *o)
+{
+	return o->clock_ns ? o->clock_ns() : mgcap_now_ns(CLOCK_REALTIME);
+}
+
+/* -G: the name series of the period that holds @now (the path through strftime), and its end. */
+static int start_period(struct dump_output *o, uint64_t now)
+{
+	uint64_t len = (uint64_t)o->rotate_seconds * 1000000000ULL;
+	time_t start = (time_t)(now / len * len / 1000000000ULL);
+	struct tm tm;
+
+	o->period_end_ns = (now / len + 1) * len;
+	o->index = 0;
+	if (!localtime_r(&start, &tm) || !strftime(o->series, sizeof(o->series), o->path, &tm)) {
+		snprintf(o->error, sizeof(o->error), "%s: empty or too long once its time is put in",
+			 o->path);
+		return -1;
+	}
+	return 0;
+}
+
+static int exists(const char *path)
+{
+	return access(path, F_OK) == 0 || errno != ENOENT;
+}
+
 static int open_file(struct dump_output *o)
 {
-	int rotating = o->rotate_bytes != 0;
+	int rotating = o->rotate_bytes || o->rotate_seconds;
+	int ring = o->rotate_bytes && o->keep && !o->rotate_seconds;
+	const char *series = o->rotate_seconds ? o->series : o->path;
 
 	if (!strcmp(o->path, "-")) {
 		o->fd = STDOUT_FILENO;
 		snprintf(o->current, sizeof(o->current), "standard output");
+		o->part[0] = '\0';
 	} else {
-		dump_output_file_name(o->current, sizeof(o->current), o->path, o->index, rotating,
-				      o->keep);
-		o->fd = open(o->current, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* a rotation takes the next name no file has (a restart's, a crash's .part) */
+		for (;;) {
+			dump_output_file_name(o->current, sizeof(o->current), series, o->index,
+					      rotating, ring ? o->keep : 0);
+			snprintf(o->part, sizeof(o->part), "%s.part", o->current);
+			if (!rotating || ring || (!exists(o->current) && !exists(o->part)))
+				break;
+			o->index++;
+		}
+		o->fd = open(o->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (o->fd < 0) {
+			/* the name asked for: the .part beside it is ours to worry about */
 			snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(errno));
 			return -1;
 		}
@@ -125,38 +164,116 @@ static int open_file(struct dump_output *o)
 	return 0;
 }
 
+/*
+ * -C with -W: where a ring left by an earlier run goes on, at its first free
+ * name or else its oldest file, so that a restart overwrites what the ring
+ * would have overwritten next.
+ */
+static unsigned int ring_start(const struct dump_output *o)
+{
+	unsigned int i, oldest = 0;
+	struct timespec oldest_at = { 0, 0 };
+
+	for (i = 0; i < o->keep; i++) {
+		char name[sizeof(o->current)];
+		struct stat st;
+
+		dump_output_file_name(name, sizeof(name), o->path, i, 1, o->keep);
+		if (stat(name, &st))
+			return i;
+		if (i == 0 || st.st_mtim.tv_sec < oldest_at.tv_sec ||
+		    (st.st_mtim.tv_sec == oldest_at.tv_sec && st.st_mtim.tv_nsec < oldest_at.tv_nsec)) {
+			oldest = i;
+			oldest_at = st.st_mtim;
+		}
+	}
+	return oldest;
+}
+
 int dump_output_open(struct dump_output *o)
 {
 	o->index = 0;
 	o->files_done = 0;
+	o->periods_done = 0;
+	o->ended = 0;
 	o->error[0] = '\0';
-	if (!strcmp(o->path, "-"))
+	if (!strcmp(o->path, "-")) {
 		o->rotate_bytes = 0;
+		o->rotate_seconds = 0;
+	}
+	if (o->rotate_seconds && start_period(o, wall_ns(o)))
+		return -1;
+	if (o->rotate_bytes && o->keep && !o->rotate_seconds)
+		o->index = ring_start(o);
 	return open_file(o);
 }
 
+/*
+ * The statistics at the end, on the disk before the name: what goes by the
+ * name is complete, whatever happens after.
+ */
 static int close_file(struct dump_output *o)
 {
 	int ret = write_trailer(o);
 
-	if (o->fd != STDOUT_FILENO && close(o->fd) && !ret) {
-		snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(errno));
+	if (o->fd == STDOUT_FILENO) {
+		o->fd = -1;
+		return ret;
+	}
+	if (!ret && fsync(o->fd) && errno != EINVAL) {
+		snprintf(o->error, sizeof(o->error), "%s: %s", o->part, strerror(errno));
+		ret = -1;
+	}
+	if (close(o->fd) && !ret) {
+		snprintf(o->error, sizeof(o->error), "%s: %s", o->part, strerror(errno));
 		ret = -1;
 	}
 	o->fd = -1;
+	if (rename(o->part, o->current) && !ret) {
+		snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(errno));
+		return -1;
+	}
+	if (o->file_done)
+		o->file_done(o->current, o->file_done_arg);
 	return ret;
 }
 
 static int rotate(struct dump_output *o)
 {
+	uint64_t now = wall_ns(o);
+
 	if (close_file(o))
 		return -1;
 	o->files_done++;
-	o->index++;
-	/* -W: a ring of files, the oldest overwritten */
-	if (o->keep && o->index >= o->keep)
-		o->index = 0;
+	if (o->rotate_seconds && now >= o->period_end_ns) {
+		/* -G with -W: that many periods, then the output ends */
+		if (o->keep && ++o->periods_done >= o->keep) {
+			o->ended = 1;
+			return 0;
+		}
+		if (start_period(o, now))
+			return -1;
+	} else {
+		o->index++;
+		/* -C with -W: a ring of files, the oldest overwritten */
+		if (o->keep && !o->rotate_seconds && o->index >= o->keep)
+			o->index = 0;
+	}
 	return open_file(o);
+}
+
+int dump_output_tick(struct dump_output *o)
+{
+	if (!o->rotate_seconds || o->ended || o->fd < 0 || wall_ns(o) < o->period_end_ns)
+		return 0;
+	return rotate(o);
+}
+
+int dump_output_rotate(struct dump_output *o)
+{
+	if (o->ended || o->fd < 0 || o->fd == STDOUT_FILENO)
+		return 0;
+	return rotate(o);
 }
 
 int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
@@ -165,6 +282,11 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 	size_t torn = 0;
 
 	o->kept = 0;
+	/* a period's end starts its file (or ends the output: nothing written, 0) */
+	if (dump_output_tick(o))
+		return -1;
+	if (o->ended)
+		return 0;
 	while (len) {
 		size_t run = len;
 

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * mgdump's output: one pcapng file, stdout, or a rotation of files.  Each
- * file is a complete section: a header block, one interface block per
- * source, the packets, and a statistics block per interface at its end.
- * Writes are whole blocks; a write that fails is cut back to the last whole
- * block, so a file is never left with a torn block.
+ * mgdump's output: one pcapng file, stdout, or a rotation of files by size
+ * (-C), by wall-clock time (-G) or both.  Each file is a complete section: a
+ * header block, one interface block per source, the packets, and a
+ * statistics block per interface at its end.  A file is written as
+ * NAME.part, synced and renamed to NAME when complete, so that whatever
+ * goes by its name (after a crash, a power loss or a full disk too) is
+ * readable to its end; a rotation never takes a name a file has.  Writes
+ * are whole blocks; a write that fails is cut back to the last whole block,
+ * so a file is never left with a torn block.
  */
 #ifndef MGDUMP_OUTPUT_H
 #define MGDUMP_OUTPUT_H
@@ -22,22 +26,37 @@ struct dump_interface {
 };
 
 struct dump_output {
-	const char *path;		/* file, or "-" for stdout */
-	uint64_t rotate_bytes;		/* 0: no rotation (tcpdump's -C, in bytes) */
-	unsigned int keep;		/* files kept when rotating (tcpdump's -W); 0: all */
+	const char *path;		/* file, or "-" for stdout; with rotate_seconds, through strftime(3) */
+	uint64_t rotate_bytes;		/* 0: no rotation by size (tcpdump's -C, in bytes) */
+	uint32_t rotate_seconds;	/* 0: none by time (tcpdump's -G: aligned to the wall clock) */
+	/*
+	 * -W: with rotate_seconds, the periods written before the output ends
+	 * (ended set, at the start of the next); else with rotate_bytes, the
+	 * files kept, their names reused.  0: no limit.
+	 */
+	unsigned int keep;
 	const struct dump_interface *ifs;
 	size_t nifs;
 	/* the counters for a file's closing statistics blocks (NULL: none) */
 	void (*collect_stats)(struct pcapng_if_stats *stats, size_t n, void *arg);
 	void *collect_arg;
+	/* a file complete under its name (NULL: nobody is told) */
+	void (*file_done)(const char *path, void *arg);
+	void *file_done_arg;
+	uint64_t (*clock_ns)(void);	/* the wall clock; NULL: CLOCK_REALTIME */
 	int fd;
-	unsigned int index;		/* rotation: the file being written */
+	int ended;			/* -G with -W: the last file is done */
+	unsigned int index;		/* -C: the file being written, of its name's series */
+	uint64_t period_end_ns;		/* -G: when the current file's period ends */
+	unsigned int periods_done;
+	char series[4096];		/* -G: the path through strftime for this period */
 	uint64_t file_bytes;
 	uint64_t header_bytes;		/* of the current file */
 	uint64_t files_done;
 	size_t kept;			/* after a failed dump_output_write() */
-	char current[4096];
-	char error[4400];
+	char current[4096];		/* the file's name once complete */
+	char part[4104];		/* the name it is written under until then */
+	char error[8400];
 };
 
 /* Opens the first file and writes its header blocks; 0, or -1 with error set. */
@@ -49,6 +68,12 @@ int dump_output_open(struct dump_output *o);
  * the bytes (whole blocks, from the start) are in the output all the same.
  */
 int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len);
+
+/* -G: starts the next period's file if the current one's is over; 0, or -1 with error set. */
+int dump_output_tick(struct dump_output *o);
+
+/* Finishes the current file and starts the next now (SIGHUP); 0, or -1 with error set. */
+int dump_output_rotate(struct dump_output *o);
 
 /* Writes the closing statistics blocks and closes; 0, or -1 with error set. */
 int dump_output_close(struct dump_output *o);

@@ -12,6 +12,14 @@
 #include "mgcap_time.h"
 #include "mgdump.h"
 
+struct postrotate postrotate;
+
+static void on_hangup(int sig)
+{
+	(void)sig;
+	rotate_requested = 1;
+}
+
 /* the first signal stops with a drain of the rings; a second, at once */
 static void on_signal(int sig)
 {
@@ -40,7 +48,13 @@ int main(int argc, char **argv)
 	out.keep = cfg.keep;
 	out.ifs = ifs;
 	out.nifs = nreaders;
+	out.rotate_seconds = cfg.rotate_seconds;
 	out.collect_stats = mgdump_collect_stats;
+	if (cfg.postrotate) {
+		postrotate.command = cfg.postrotate;
+		out.file_done = postrotate_file_done;
+		out.file_done_arg = &postrotate;
+	}
 	if (dump_output_open(&out)) {
 		fprintf(stderr, "mgdump: %s\n", out.error);
 		return 1;
@@ -52,6 +66,8 @@ int main(int argc, char **argv)
 	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_hangup;
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	start_ns = mgcap_now_ns(CLOCK_REALTIME);
@@ -65,9 +81,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mgdump: %s\n", out.error);
 		ret = -1;
 	}
+	/* the last file's command too */
+	if (postrotate.command)
+		postrotate_finish(&postrotate);
 	/* a signal now would break the loop of a handle being closed */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
 	for (i = 0; i < nreaders; i++) {
 		pcap_close(readers[i].pcap);
 		blockring_free(&readers[i].ring);

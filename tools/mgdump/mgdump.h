@@ -18,15 +18,19 @@
 #include "blockring.h"
 #include "dump_output.h"
 #include "mgcap_source.h"
+#include "postrotate.h"
 
 #define MAX_READERS 64
+/* whole frames by default, as tcpdump and dumpcap record them (libpcap's MAXIMUM_SNAPLEN) */
+#define MGDUMP_SNAPLEN_MAX 262144
 
 struct mgdump_config {
 	const char *devs[MGCAP_MAX_DEVICES], *path, *filter;
 	size_t ndevs;
 	int mgcap_only[MGCAP_MAX_DEVICES];	/* -i mgcap:DEV */
+	const char *postrotate;		/* -z */
 	uint64_t rotate_bytes, buffer_bytes, count;
-	uint32_t keep, duration_s, snaplen;
+	uint32_t keep, rotate_seconds, duration_s, snaplen;
 	int merged, writer_cpu, quiet, decap;
 	int tstamp;		/* PCAP_TSTAMP_*; -1: adapter where the NIC has a clock */
 	int cpus[MAX_READERS], ncpus;
@@ -54,6 +58,8 @@ extern struct reader readers[MAX_READERS];
 extern struct dump_interface ifs[MAX_READERS];
 extern size_t nreaders;
 extern volatile sig_atomic_t stopping;
+extern volatile sig_atomic_t rotate_requested;	/* SIGHUP: a new file now */
+extern struct postrotate postrotate;		/* -z; its command NULL without */
 extern uint64_t start_ns;
 /* the mgcap libpcap's report on a handle's stamps, if that is the libpcap in use */
 extern int (*tstamp_report)(pcap_t *p, char *buf, size_t len);

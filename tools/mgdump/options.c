@@ -10,7 +10,7 @@
 #include "options.h"
 #include "parse.h"
 
-struct mgdump_config cfg = { .snaplen = 96, .buffer_bytes = 256ULL << 20, .writer_cpu = -1,
+struct mgdump_config cfg = { .snaplen = MGDUMP_SNAPLEN_MAX, .buffer_bytes = 256ULL << 20, .writer_cpu = -1,
 			     .tstamp = -1 };
 
 /* -i: DEV, or mgcap:DEV (its capture started where nobody captures it) */
@@ -82,23 +82,27 @@ static int parse_tstamp(const char *arg, void *dest)
 	return 0;
 }
 
-enum { OPT_CPUS = OPT_LONG_ONLY, OPT_WRITER_CPU, OPT_MERGED, OPT_TSTAMP };
+enum { OPT_CPUS = OPT_LONG_ONLY, OPT_WRITER_CPU, OPT_MERGED, OPT_TSTAMP, OPT_DURATION };
 
 static const struct tool_option mgdump_options[] = {
 	{ 'i', "interface", "DEV", "DEV's mgcap queues, else the libpcap device; mgcap:DEV starts a capture; again for more",
 	  .type = TOOL_OPT_FUNC, .dest = &cfg, .parse = parse_device },
 	{ 'w', "write", "FILE", "the pcapng file to write, - for standard output",
 	  .type = TOOL_OPT_STRING, .dest = &cfg.path },
+	{ 'G', "rotate-seconds", "SECONDS", "a new file every SECONDS of the wall clock, aligned to its multiples; FILE through strftime(3)",
+	  .type = TOOL_OPT_U32, .dest = &cfg.rotate_seconds, .min = 1, .max = 31622400 },
 	{ 'C', "file-size", "MB", "a new file every MB million bytes: FILE, FILE1, FILE2, ...",
 	  .type = TOOL_OPT_U64, .dest = &cfg.rotate_bytes, .min = 1, .max = 1000000,
 	  .scale = 1000000 },	/* tcpdump's -C unit */
-	{ 'W', "file-count", "N", "with -C, keep at most N files, reusing their names",
+	{ 'W', "file-count", "N", "with -G, stop after N periods; with -C alone, keep at most N files, reusing their names",
 	  .type = TOOL_OPT_U32, .dest = &cfg.keep, .min = 1, .max = 100000 },
-	{ 's', "snaplen", "SNAPLEN", "bytes kept of each packet (default 96)",
-	  .type = TOOL_OPT_U32, .dest = &cfg.snaplen, .min = 1, .max = 262144 },
+	{ 'z', "postrotate", "COMMAND", "run COMMAND FILE for every finished file, one at a time",
+	  .type = TOOL_OPT_STRING, .dest = &cfg.postrotate },
+	{ 's', "snaplen", "SNAPLEN", "bytes kept of each packet (default: all of it, 262144)",
+	  .type = TOOL_OPT_U32, .dest = &cfg.snaplen, .min = 1, .max = MGDUMP_SNAPLEN_MAX },
 	{ 'c', "count", "COUNT", "stop after COUNT packets",
 	  .type = TOOL_OPT_U64, .dest = &cfg.count, .min = 1, .max = UINT32_MAX },
-	{ 'G', "seconds", "SECONDS", "stop after SECONDS seconds",
+	{ OPT_DURATION, "duration", "SECONDS", "stop after SECONDS seconds",
 	  .type = TOOL_OPT_U32, .dest = &cfg.duration_s, .min = 1, .max = 10000000 },
 	{ 'B', "buffer-size", "MB", "buffer between the readers and the writer (default 256)",
 	  .type = TOOL_OPT_U64, .dest = &cfg.buffer_bytes, .min = 1, .max = 65536,
@@ -136,8 +140,14 @@ static const struct tool_help mgdump_help = {
 		 "queue its own interface, or with --merged each device, and then all of them\n"
 		 "in the order of their stamps (in system time with adapter stamps).\n"
 		 "\n"
-		 "Exit status: 0 when it stopped as asked (-c, -G, SIGINT, SIGTERM), 1 when\n"
-		 "capturing or writing failed, 2 for bad arguments.",
+		 "Files: each is written as FILE.part and renamed to FILE once complete\n"
+		 "(synced, its statistics at the end), so every file under its name is whole;\n"
+		 "a rotation never takes a name a file already has.  SIGHUP starts a new\n"
+		 "file.  With -G, FILE may hold strftime(3) conversions, such as\n"
+		 "eth0-%Y%m%d-%H%M%S.pcapng, in local time at the start of its period.\n"
+		 "\n"
+		 "Exit status: 0 when it stopped as asked (-c, -W with -G, --duration,\n"
+		 "SIGINT, SIGTERM), 1 when capturing or writing failed, 2 for bad arguments.",
 };
 
 /* A CPU given with --cpus or --writer-cpu must be one this process may use. */
@@ -184,8 +194,13 @@ int mgdump_parse_args(int argc, char **argv)
 			!cfg.ndevs ? "no device (-i DEV)" : "no output (-w FILE or -w -)");
 		return -1;
 	}
-	if (cfg.keep && !cfg.rotate_bytes) {
-		fprintf(stderr, "mgdump: -W needs -C\n");
+	if (cfg.keep && !cfg.rotate_bytes && !cfg.rotate_seconds) {
+		fprintf(stderr, "mgdump: -W needs -C or -G\n");
+		return -1;
+	}
+	if ((cfg.rotate_bytes || cfg.rotate_seconds || cfg.postrotate) && !strcmp(cfg.path, "-")) {
+		fprintf(stderr, "mgdump: %s writes files, not standard output\n",
+			cfg.postrotate ? "-z" : cfg.rotate_seconds ? "-G" : "-C");
 		return -1;
 	}
 	if (join_filter(argc, argv, first))

@@ -69,16 +69,16 @@ void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t byte
 
 		fprintf(stderr, "mgdump: %" PRIu64 " packets written, %" PRIu64 " bytes, of %" PRIu64
 			" received; dropped: %" PRIu64 " in the rings, %" PRIu64 " in the buffer; "
-			"buffer high-water %" PRIu64 "%%\n", pkts, bytes, received, ring_drops,
-			buf_drops, cap ? hwm * 100 / cap : 0);
+			"buffer high-water %" PRIu64 "%%; snaplen %" PRIu32 "\n", pkts, bytes,
+			received, ring_drops, buf_drops, cap ? hwm * 100 / cap : 0, cfg.snaplen);
 		/* the readers are gone: every packet they read is in the file, but -c's surplus */
 		for (i = 0; i < nreaders; i++)
 			read += readers[i].captured;
-		if (!cfg.count && read != pkts)
+		if (!cfg.count && !(cfg.rotate_seconds && cfg.keep) && read != pkts)
 			fprintf(stderr, "mgdump: %" PRIu64 " packets read were not written\n",
 				read - pkts);
-		/* (-c leaves the rest, a filter in user space may reject some) */
-		if (!cfg.count && accounted < received)
+		/* (-c and -W with -G leave the rest, a filter in user space may reject some) */
+		if (!cfg.count && !(cfg.rotate_seconds && cfg.keep) && accounted < received)
 			fprintf(stderr, "mgdump: %" PRIu64 " packets received were neither written "
 				"nor dropped (rejected by the filter, or left in a ring)\n",
 				received - accounted);

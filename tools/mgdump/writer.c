@@ -16,6 +16,7 @@
 #include "pcapng.h"
 
 volatile sig_atomic_t stopping;
+volatile sig_atomic_t rotate_requested;
 uint64_t start_ns;
 
 /*
@@ -125,7 +126,8 @@ static int flush_in_order(struct dump_output *out)
 	int ret = in_order.len ? dump_output_write(out, in_order.buf, in_order.len) : 0;
 
 	for (i = 0; i < nreaders; i++) {
-		if (!ret)
+		/* (an output that ended, -W with -G, took none of them) */
+		if (!ret && !out->ended)
 			readers[i].written += in_order.pending[i];
 		in_order.pending[i] = 0;
 	}
@@ -198,6 +200,8 @@ static int write_as_read(struct dump_output *out, uint64_t *total, uint64_t *byt
 			fprintf(stderr, "mgdump: %s\n", out->error);
 			return -1;
 		}
+		if (out->ended)
+			return 0;	/* -W with -G: the last period is written */
 		blockring_release(&r->ring, take);
 		r->written += blocks;
 		*total += blocks;
@@ -230,8 +234,29 @@ int mgdump_write_loop(struct dump_output *out)
 		 */
 		int idle = 1, held = 0;
 		int done = stopping && !mgdump_readers_running();
-		int failed = merged ? write_in_order(out, &total, &bytes, &idle, &held) :
-				      write_as_read(out, &total, &bytes, &idle);
+		int failed;
+
+		/* a new file at SIGHUP, or at a -G period's end even with nothing to write */
+		if (rotate_requested) {
+			rotate_requested = 0;
+			failed = dump_output_rotate(out);
+		} else {
+			failed = dump_output_tick(out);
+		}
+		if (failed) {
+			fprintf(stderr, "mgdump: %s\n", out->error);
+			mgdump_request_stop(0);
+			return -1;
+		}
+		if (out->ended) {
+			/* -W with -G: the last period is written, what came after is not */
+			mgdump_request_stop(0);
+			break;
+		}
+		if (postrotate.command)
+			postrotate_poll(&postrotate);
+		failed = merged ? write_in_order(out, &total, &bytes, &idle, &held) :
+				  write_as_read(out, &total, &bytes, &idle);
 
 		if (failed) {
 			mgdump_request_stop(0);
