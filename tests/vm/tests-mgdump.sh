@@ -6,6 +6,8 @@ ALL_TESTS="
 	t_mgdump_every_frame_per_queue
 	t_mgdump_merged_in_stamp_order
 	t_mgdump_rotation_loses_nothing
+	t_mgdump_rotation_by_time_with_a_command_per_file
+	t_mgdump_killed_leaves_only_complete_files
 	t_mgdump_to_stdout
 	t_mgdump_stops_cleanly_on_sigint
 	t_mgdump_bad_input
@@ -68,6 +70,73 @@ t_mgdump_rotation_loses_nothing() {
 	n=$(ls "$TMP" | grep -c '^ring')
 	[ "$n" = 3 ] || bad "-W 3 left $n files"
 	for f in "$TMP"/ring*; do capinfos "$f" >/dev/null || bad "$f unreadable"; done
+}
+
+# -G 1 over a paced stream (3.5 s): a file a second of the wall clock, named
+# for it; -z ran once for each, after it was complete; every frame once
+# across them; SIGHUP starts one more
+t_mgdump_rotation_by_time_with_a_command_per_file() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	mkdir "$TMP/rec" || return 1
+	printf '#!/bin/sh\ncapinfos "$1" >/dev/null && echo "${1##*/}" >>%s\n' "$TMP/done" \
+		>"$TMP/post" && chmod +x "$TMP/post" || return 1
+	echo 1000 >/sys/class/net/mgt0/mgtestnic/rate_pps
+	timeout 120 $MGDUMP -i mgt0 -G 1 -z "$TMP/post" -w "$TMP/rec/r-%H%M%S.pcapng" -q \
+		>"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || return 1
+	echo "all 3500" >/sys/class/net/mgt0/mgtestnic/generate
+	sleep 1
+	kill -HUP $dump
+	wait_idle mgt0 && wait_drained || bad "the stream never ended"
+	sleep 1.2
+	kill -INT $dump
+	wait $dump || { bad "mgdump exited with $?: $(cat "$TMP/d")"; return 1; }
+	files=$(ls "$TMP/rec")
+	say "$(echo $files | wc -w) files: $(echo $files)"
+	! echo "$files" | grep -v '^r-[0-9]\{6\}\.pcapng1\?$' || bad "names: $files"
+	[ "$(echo "$files" | grep -c '1$')" = 1 ] || bad "SIGHUP started no second file of its second"
+	[ "$(echo "$files" | wc -l)" -ge 5 ] || bad "3.5 s at -G 1 and a SIGHUP made $(echo $files)"
+	[ "$(sort "$TMP/done")" = "$(echo "$files" | sort)" ] ||
+		bad "-z ran for: $(cat "$TMP/done")"
+	$PCAPCHECK $(ls "$TMP"/rec/* | sort) --queues 2 --count 3500 --unmerged || return 1
+}
+
+# kill -9 in the middle: every file under its name is complete, to its end;
+# the one being written is NAME.part; a new run takes new names and leaves
+# the earlier files as they were
+t_mgdump_killed_leaves_only_complete_files() {
+	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
+	mkdir "$TMP/rec" || return 1
+	echo 1000 >/sys/class/net/mgt0/mgtestnic/rate_pps
+	timeout 120 $MGDUMP -i mgt0 -G 1 -w "$TMP/rec/k-%s.pcapng" -q >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || return 1
+	echo "0 5000" >/sys/class/net/mgt0/mgtestnic/generate
+	sleep 3.5
+	pkill -KILL -x mgdump	# (timeout passes on other signals, not this one)
+	wait $dump
+	echo 0 >/sys/class/net/mgt0/mgtestnic/rate_pps
+	whole=$(ls "$TMP/rec" | grep -v 'part$')
+	part=$(ls "$TMP/rec" | grep 'part$')
+	say "after kill -9: $(echo $whole) and $part"
+	[ "$(echo "$whole" | wc -l)" -ge 2 ] || bad "complete files: $whole"
+	[ "$(echo "$part" | wc -l)" = 1 ] || bad "files being written: '$part'"
+	for f in $whole; do
+		tshark -r "$TMP/rec/$f" >/dev/null 2>"$TMP/err" && [ ! -s "$TMP/err" ] ||
+			bad "$f: $(cat "$TMP/err")"
+	done
+	sums=$(cd "$TMP/rec" && md5sum *)
+	wait_idle mgt0 || return 1
+	timeout 120 $MGDUMP -i mgt0 -G 1 -w "$TMP/rec/k-%s.pcapng" -q >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || return 1
+	echo "0 100" >/sys/class/net/mgt0/mgtestnic/generate
+	sleep 1.2
+	kill -INT $dump
+	wait $dump || bad "the second run exited with $?: $(cat "$TMP/d")"
+	[ "$(cd "$TMP/rec" && md5sum $(echo "$sums" | awk '{print $2}'))" = "$sums" ] ||
+		bad "the second run changed the first one's files"
 }
 
 t_mgdump_to_stdout() {
