@@ -26,10 +26,11 @@ tcpdump_count() {
 # others: the merged read loses no more of queue 0's frames for holding
 # records back.  The two readers share CPU 1 (left to the scheduler,
 # whichever reader shared the generator's CPU lost the most, either way
-# round).  Both are short of CPU there, and the merged read's look at the
-# other rings costs it about 2 % of its CPU a frame (0.5-2.5 % more frames
-# lost in 4 runs): 4 % of the frames is its allowance.  Holding records for
-# the order cost it 22 % of the frames more (14,863 lost against 10,436).
+# round).  Both are short of CPU there, where the merged read's work for
+# the order (a look at each ring a record) shows: it lost -0.5 % to +5.3 %
+# of the frames more in 8 runs.  8 % of the frames is its allowance, which
+# the hold it had before still breaks: holding records for the order cost
+# it 22 % of the frames more (14,863 lost against 10,436).
 merged_against_one() {
 	setup 4 || return 1
 	echo 1514 >/sys/class/net/mgt0/mgtestnic/frame_len
@@ -39,7 +40,8 @@ merged_against_one() {
 			$RUN tcpdump -Z root -i "mgcap:${read#*:}" -B 1024 -w "$TMP/${read%%:*}.pcap" ||
 			return 1
 	done
-	taskset -c 0 sh -c "cd /sys/class/net/mgt0/mgtestnic && $2" || bad "$1 failed"
+	taskset -c 0 sh -c "cd /sys/class/net/mgt0/mgtestnic || exit 1
+		$2" || bad "$1 failed"
 	wait_idle mgt0 && wait_drained || bad "the readers never caught up"
 	kill -INT $pid_merged $pid_one
 	wait_end merged || bad "tcpdump of mgcap:mgt0 did not end cleanly"
@@ -52,7 +54,7 @@ merged_against_one() {
 	[ $((m_cap + m_drop)) = $((20000 + others)) ] ||
 		bad "the merged read accounts for $((m_cap + m_drop)) frames"
 	[ $((o_cap + o_drop)) = 20000 ] || bad "the one queue's read accounts for $((o_cap + o_drop))"
-	[ "$m_drop" -le $((o_drop + 800)) ] ||
+	[ "$m_drop" -le $((o_drop + 1600)) ] ||
 		bad "the merged read dropped $m_drop, the one queue's $o_drop: the order cost frames"
 }
 
@@ -62,16 +64,20 @@ t_merged_read_with_three_quiet_queues_loses_no_more_than_one_queue() {
 	merged_against_one "three quiet queues" 'echo "0 20000" >generate'
 }
 
-# a busy queue beside one that trickles (a frame every 20 ms: ARP, a
-# keepalive), whose every frame starts its quiet time again
+# a busy queue beside one that trickles (a frame every 20 ms for 2 s, from
+# CPU 1: ARP, a keepalive), whose every frame starts its quiet time again
 t_merged_read_beside_a_trickling_queue_loses_no_more_than_one_queue() {
-	merged_against_one "a trickle on queue 1" 'echo "0 20000" >generate
-		while grep -q "^[1-9]" pending; do echo "1 1" >generate; sleep 0.02; done'
+	merged_against_one "a trickle on queue 1" '
+		taskset -c 1 sh -c "for i in \$(seq 100); do echo 1 1 >generate; sleep 0.02; done" &
+		sleep 0.2
+		echo "0 20000" >generate
+		wait'
 }
 
 # a paced stream (3,000 frames of 1514 bytes a second on queue 0, 3 s):
 # AF_PACKET (mgt0), the merged read and queue 0's read, side by side on
-# CPU 1, each with -B 1024; what AF_PACKET keeps, mgcap keeps too (the
+# CPU 1, each with -B 1024 and the test NIC's frames alone (AF_PACKET sees
+# what the stack sends too); what AF_PACKET keeps, mgcap keeps too (the
 # readers sleep between the kernel's wakeups, and the rings must carry
 # what comes meanwhile)
 t_paced_stream_mgcap_keeps_what_af_packet_keeps() {
@@ -80,7 +86,8 @@ t_paced_stream_mgcap_keeps_what_af_packet_keeps() {
 	echo 3000 >/sys/class/net/mgt0/mgtestnic/rate_pps
 	for read in merged:mgcap:mgt0 one:mgcap:mgt0@0 afp:mgt0; do
 		start_until "${read%%:*}" "listening on" taskset -c 1 timeout 120 \
-			$RUN tcpdump -Z root -i "${read#*:}" -B 1024 -w "$TMP/${read%%:*}.pcap" ||
+			$RUN tcpdump -Z root -i "${read#*:}" -Q in -B 1024 -w "$TMP/${read%%:*}.pcap" \
+			"udp dst port 5555" ||
 			return 1
 	done
 	t0=$(date +%s%N)

@@ -23,9 +23,11 @@ for k in $KERNELS; do
 	out=$abs_top_builddir/build/vm-results$([ "${MGCAP_INSTALLED:-0}" = 1 ] && echo -installed)/$k
 	rm -rf "$out"
 	mkdir -p "$out"
+	# the tests named, in a file: the guest's command line is the kernel's, and short
+	printf '%s\n' ${MGCAP_VM_TESTS:-} >"$out/tests"
 	echo "=== kernel $k ==="
 	"$abs_top_srcdir/tests/vm/run-vm.sh" "$k" "$out" \
-		"MGCAP_BUILD='$abs_top_builddir' MGCAP_INSTALLED='${MGCAP_INSTALLED:-0}' MGCAP_DEBS='${MGCAP_DEBS:-}' sh '$abs_top_srcdir/tests/vm/guest-tests.sh' ${MGCAP_VM_TESTS:-}" \
+		"MGCAP_BUILD='$abs_top_builddir' MGCAP_INSTALLED='${MGCAP_INSTALLED:-0}' MGCAP_DEBS='${MGCAP_DEBS:-}' sh '$abs_top_srcdir/tests/vm/guest-tests.sh' \$(cat '$out/tests')" \
 		>>"$out/console.log" 2>&1	# append: QEMU reopens its output
 	rc=$?
 	cat "$out/console.log"

@@ -20,13 +20,26 @@ static void on_hangup(int sig)
 	rotate_requested = 1;
 }
 
-/* the first signal stops with a drain of the rings; a second, at once */
+/*
+ * The first signal stops with a drain of the rings; another, a second or
+ * more later, at once.  (One signal may come twice: timeout(1) sends it to
+ * its child and to its process group.)
+ */
 static void on_signal(int sig)
 {
 	static volatile sig_atomic_t signals;
+	static struct timespec first;
+	struct timespec now;
 
 	(void)sig;
-	mgdump_request_stop(!signals++);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!signals++) {
+		first = now;
+		mgdump_request_stop(1);
+	} else if (now.tv_sec - first.tv_sec > 1 ||
+		   (now.tv_sec - first.tv_sec == 1 && now.tv_nsec >= first.tv_nsec)) {
+		mgdump_request_stop(0);
+	}
 }
 
 int main(int argc, char **argv)

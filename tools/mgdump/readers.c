@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "erspan.h"
-#include "mgcap_time.h"
 #include "mgdump.h"
 #include "pcapng.h"
 
@@ -19,12 +18,6 @@ static int readers_joined;	/* their handles may be asked anything now */
 /* a stop wanted no drain (or a second signal came): drains end */
 static volatile sig_atomic_t no_drain;
 
-/*
- * A drain ends by itself once its ring's count is read, or a read timeout
- * after the ring ran dry; this bounds one whose frames a filter in user
- * space keeps rejecting while traffic goes on.
- */
-#define DRAIN_MAX_NS	2000000000ULL
 
 static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
 {
@@ -59,17 +52,17 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *b
  * yet goes to the buffer too, up to the ring's count at the stop, so that
  * written + dropped in the buffer + dropped in the ring = received then.
  * Reads that block, as AF_PACKET hands a block over only when it is full or
- * at the read timeout; a read that times out with nothing ends it, as does
- * a stop without a drain.
+ * at the read timeout.  It ends: each read delivers (up to a count it
+ * cannot pass), or delivers nothing within the read timeout (the ring ran
+ * dry, or a filter in user space rejects what comes), or is broken by a
+ * stop without a drain.
  */
 static void drain(struct reader *r)
 {
-	uint64_t deadline = mgcap_now_ns(CLOCK_MONOTONIC) + DRAIN_MAX_NS;
-
 	if (no_drain || pcap_stats(r->pcap, &r->at_stop) < 0)
 		return;
 	r->drained = 1;
-	while (!no_drain && mgcap_now_ns(CLOCK_MONOTONIC) < deadline) {
+	while (!no_drain) {
 		/* libpcap's counters are 32 bits: so is what is left of them */
 		uint32_t left = (uint32_t)(r->at_stop.ps_recv - r->at_stop.ps_drop) -
 				(uint32_t)r->seen;
@@ -113,7 +106,8 @@ static void *reader_main(void *arg)
 
 int mgdump_reader_stats(struct reader *r, struct pcap_stat *st)
 {
-	if (readers_joined && r->drained) {
+	/* every reader gone: their drains are over (readers_running pairs with that) */
+	if (!mgdump_readers_running() && r->drained) {
 		*st = r->at_stop;
 		return 0;
 	}
