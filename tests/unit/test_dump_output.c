@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* mgdump's files: names as tcpdump's, rotation between whole blocks, statistics at the end. */
+#include <fcntl.h>
 #include <pcap/pcap.h>
 #include <signal.h>
 #include <stdio.h>
@@ -127,7 +128,7 @@ static void test_ring_of_files(void)
 	static uint8_t buf[1 << 20];
 	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600], cmd[640];
 	struct dump_output o;
-	unsigned int last;
+	unsigned int i;
 	size_t len;
 
 	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
@@ -144,10 +145,22 @@ static void test_ring_of_files(void)
 	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
 	snprintf(cmd, sizeof(cmd), "test $(ls %s | wc -l) -eq 3", dir);
 	CU_ASSERT_EQUAL(system(cmd), 0);
-	/* a restart goes on at the ring's oldest file, which it overwrites first */
-	last = o.index;
+	/* a restart goes on at the ring's oldest file (ring1), which it overwrites first */
+	for (i = 0; i < 3; i++) {
+		struct timespec at[2] = { { 1700000000 + (i + 2) % 3, 0 },
+					  { 1700000000 + (i + 2) % 3, 0 } };
+
+		snprintf(cmd, sizeof(cmd), "%s/ring%u", dir, i);
+		CU_ASSERT(utimensat(AT_FDCWD, cmd, at, 0) == 0);
+	}
 	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
-	CU_ASSERT_EQUAL(o.index, (last + 1) % 3);
+	CU_ASSERT_EQUAL(o.index, 1);
+	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
+	/* or at its first free name */
+	snprintf(cmd, sizeof(cmd), "%s/ring2", dir);
+	CU_ASSERT(unlink(cmd) == 0);
+	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
+	CU_ASSERT_EQUAL(o.index, 2);
 	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CU_ASSERT(system(cmd) == 0);
