@@ -306,6 +306,25 @@ static void test_blocking_behaviour(void)
 	pcap_close(p);
 }
 
+/* mgcap:DEV as an event loop reads it: non-blocking, woken by the selectable fd */
+static pcap_t *open_event_loop(struct pollfd *pfd)
+{
+	char err[PCAP_ERRBUF_SIZE], name[64];
+	int status;
+	pcap_t *p;
+
+	snprintf(name, sizeof(name), "mgcap:%s", dev);
+	p = open_source(name, 100, &status, err);
+	if (!p) {
+		check(0, "open", "%s", err);
+		return NULL;
+	}
+	pcap_setnonblock(p, 1, err);
+	pfd->fd = pcap_get_selectable_fd(p);
+	pfd->events = POLLIN;
+	return p;
+}
+
 /*
  * An event loop as Zeek's packet source runs one: non-blocking, woken by
  * the selectable fd.  Readable must mean a read makes progress: after
@@ -315,21 +334,14 @@ static void test_blocking_behaviour(void)
  */
 static void test_event_loop_never_spins(void)
 {
-	char err[PCAP_ERRBUF_SIZE], name[64];
 	struct pollfd pfd;
-	int status, n = 0, ret, wakeups = 0, empty = 0, round;
+	int n = 0, ret, wakeups = 0, empty = 0, round;
 	double t0;
 	pcap_t *p;
 
-	snprintf(name, sizeof(name), "mgcap:%s", dev);
-	p = open_source(name, 100, &status, err);
-	if (!p) {
-		check(0, "open", "%s", err);
+	p = open_event_loop(&pfd);
+	if (!p)
 		return;
-	}
-	pcap_setnonblock(p, 1, err);
-	pfd.fd = pcap_get_selectable_fd(p);
-	pfd.events = POLLIN;
 	pcap_breakloop(p);
 	ret = pcap_dispatch(p, -1, count_cb, (u_char *)&n);
 	check(ret == PCAP_ERROR_BREAK, "a non-blocking read after pcap_breakloop() breaks",
@@ -367,22 +379,15 @@ static void test_event_loop_never_spins(void)
  */
 static void test_event_loop_holding_loses_nothing(void)
 {
-	char err[PCAP_ERRBUF_SIZE], name[64];
 	struct pcap_stat st;
 	struct pollfd pfd;
-	int status, n = 0, ret;
+	int n = 0, ret;
 	double t0;
 	pcap_t *p;
 
-	snprintf(name, sizeof(name), "mgcap:%s", dev);
-	p = open_source(name, 100, &status, err);
-	if (!p) {
-		check(0, "open", "%s", err);
+	p = open_event_loop(&pfd);
+	if (!p)
 		return;
-	}
-	pcap_setnonblock(p, 1, err);
-	pfd.fd = pcap_get_selectable_fd(p);
-	pfd.events = POLLIN;
 	set_nic("rate_pps", "20000");
 	generate("1 1");
 	generate("0 3000");

@@ -273,14 +273,9 @@ static void test_rotation_by_time(void)
 	CU_ASSERT_FATAL(f != NULL);
 	fputs("earlier", f);
 	fclose(f);
-	memset(&o, 0, sizeof(o));
-	o.path = path;
-	o.rotate_seconds = 10;
-	o.ifs = ifs;
-	o.nifs = 2;
-	o.clock_ns = fake_clock;
-	o.file_done = note_done;
-	o.file_done_arg = done;
+	o = (struct dump_output){ .path = path, .rotate_seconds = 10, .ifs = ifs, .nifs = 2,
+				  .clock_ns = fake_clock, .file_done = note_done,
+				  .file_done_arg = done };
 	fake_now = 1700000003ULL * 1000000000ULL;	/* 2023-11-14 22:13:23 UTC */
 	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
 	snprintf(name, sizeof(name), "%s/t-20231114-221320.pcapng.part", dir);
@@ -318,13 +313,8 @@ static void test_periods_then_the_end(void)
 
 	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/p-%%s", dir);
-	memset(&o, 0, sizeof(o));
-	o.path = path;
-	o.rotate_seconds = 1;
-	o.keep = 2;
-	o.ifs = ifs;
-	o.nifs = 2;
-	o.clock_ns = fake_clock;
+	o = (struct dump_output){ .path = path, .rotate_seconds = 1, .keep = 2, .ifs = ifs,
+				  .nifs = 2, .clock_ns = fake_clock };
 	fake_now = 1700000000ULL * 1000000000ULL;
 	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
 	CU_ASSERT_EQUAL(dump_output_write(&o, buf, len), 0);
