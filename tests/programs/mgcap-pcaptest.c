@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -215,6 +216,69 @@ static void test_permission(const char *other)
 	snprintf(name, sizeof(name), "mgcap:%s", other);
 	expect_denied(name, "starting its capture takes CAP_NET_ADMIN",
 		      "an unprivileged user cannot start a capture");
+}
+
+/* Opens @name as user nobody, promiscuous or not: the status, and errbuf in @err. */
+static int open_as_nobody(const char *name, int promisc, char *err)
+{
+	pcap_t *p = pcap_create(name, err);
+	int status;
+
+	if (!p)
+		return PCAP_ERROR;
+	pcap_set_promisc(p, promisc);
+	status = pcap_activate(p);
+	snprintf(err, PCAP_ERRBUF_SIZE, "%s", pcap_geterr(p));
+	pcap_close(p);
+	return status;
+}
+
+/*
+ * A user who may read the queues but lacks CAP_NET_RAW: promiscuous mode
+ * refused as libpcap says it (tcpdump then suggests -p), and the message
+ * names -p; without it, the capture opens.  The nodes are opened to all
+ * for the test, then given back their mode.
+ */
+static void test_promiscuous_mode_refused(void)
+{
+	char name[64], node[2][96];
+	struct stat st[2];
+	pid_t pid;
+	int i, ws;
+
+	snprintf(name, sizeof(name), "mgcap:%s", dev);
+	for (i = 0; i < 2; i++) {
+		snprintf(node[i], sizeof(node[i]), "/dev/mgcap/%s@%d", dev, i);
+		if (stat(node[i], &st[i]) || chmod(node[i], 0666)) {
+			check(0, "promiscuous mode refused", "%s: %s", node[i], strerror(errno));
+			return;
+		}
+	}
+	pid = fork();
+	if (pid == 0) {
+		char err[PCAP_ERRBUF_SIZE] = "";
+		int status;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		status = open_as_nobody(name, 1, err);
+		if (status != PCAP_ERROR_PROMISC_PERM_DENIED || !strstr(err, "(tcpdump -p)")) {
+			fprintf(stderr, "promiscuous: status %d, '%s'\n", status, err);
+			_exit(1);
+		}
+		status = open_as_nobody(name, 0, err);
+		if (status < 0) {
+			fprintf(stderr, "not promiscuous: status %d, '%s'\n", status, err);
+			_exit(2);
+		}
+		_exit(0);
+	}
+	waitpid(pid, &ws, 0);
+	for (i = 0; i < 2; i++)
+		chmod(node[i], st[i].st_mode & 07777);
+	check(WIFEXITED(ws) && WEXITSTATUS(ws) == 0,
+	      "promiscuous mode without CAP_NET_RAW refused as such, -p named, and without it opens",
+	      "child status %d", ws);
 }
 
 static void test_tstamp_lists(void)
@@ -596,6 +660,7 @@ int main(int argc, char **argv)
 	test_errors();
 	test_start_on_open(argv[2]);
 	test_permission(argv[2]);
+	test_promiscuous_mode_refused();
 	test_tstamp_lists();
 	test_blocking_behaviour();
 	test_event_loop_never_spins();
