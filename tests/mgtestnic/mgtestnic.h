@@ -36,6 +36,7 @@ struct mgt_priv {
 	u16 vlan_tci;
 	bool nonlinear;
 	bool hwtstamp_rx;
+	bool hwtstamp_tx;		/* kept for SIOCGHWTSTAMP only */
 	bool phc_stamps;
 	struct mgt_queue *q;
 	struct mgt_phc phc;

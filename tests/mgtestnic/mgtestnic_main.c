@@ -190,14 +190,16 @@ static int mgt_hwtstamp_ioctl(struct net_device *dev, struct ifreq *ifr, int cmd
 	if (cmd == SIOCSHWTSTAMP) {
 		if (copy_from_user(&cfg, ifr->ifr_data, sizeof(cfg)))
 			return -EFAULT;
-		if (cfg.flags || cfg.tx_type != HWTSTAMP_TX_OFF)
+		/* TX on is kept and reported (a PTP daemon's), though nothing is sent */
+		if (cfg.flags || (cfg.tx_type != HWTSTAMP_TX_OFF && cfg.tx_type != HWTSTAMP_TX_ON))
 			return -ERANGE;
 		if (cfg.rx_filter != HWTSTAMP_FILTER_NONE)
 			cfg.rx_filter = HWTSTAMP_FILTER_ALL;
 		WRITE_ONCE(priv->hwtstamp_rx, cfg.rx_filter == HWTSTAMP_FILTER_ALL);
+		WRITE_ONCE(priv->hwtstamp_tx, cfg.tx_type == HWTSTAMP_TX_ON);
 	} else {
 		memset(&cfg, 0, sizeof(cfg));
-		cfg.tx_type = HWTSTAMP_TX_OFF;
+		cfg.tx_type = READ_ONCE(priv->hwtstamp_tx) ? HWTSTAMP_TX_ON : HWTSTAMP_TX_OFF;
 		cfg.rx_filter = priv->hwtstamp_rx ? HWTSTAMP_FILTER_ALL : HWTSTAMP_FILTER_NONE;
 	}
 	return copy_to_user(ifr->ifr_data, &cfg, sizeof(cfg)) ? -EFAULT : 0;
@@ -217,7 +219,7 @@ static int mgt_get_ts_info(struct net_device *dev, struct mgt_ts_info *info)
 	info->so_timestamping = SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE |
 				SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
 	info->phc_index = READ_ONCE(priv->phc_stamps) ? mgt_phc_index(&priv->phc) : -1;
-	info->tx_types = BIT(HWTSTAMP_TX_OFF);
+	info->tx_types = BIT(HWTSTAMP_TX_OFF) | BIT(HWTSTAMP_TX_ON);
 	info->rx_filters = BIT(HWTSTAMP_FILTER_NONE) | BIT(HWTSTAMP_FILTER_ALL);
 	return 0;
 }

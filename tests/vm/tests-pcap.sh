@@ -5,6 +5,7 @@
 ALL_TESTS="
 	t_tcpdump_every_frame_with_adapter_stamps
 	t_tcpdump_leaves_the_stamping_to_a_reader_still_running
+	t_stamping_given_back_as_found_and_a_ptp_daemons_kept
 	t_tcpdump_host_stamps_by_default
 	t_tcpdump_one_queue_filter_snaplen
 	t_tcpdump_vlan_filter
@@ -50,6 +51,46 @@ t_tcpdump_leaves_the_stamping_to_a_reader_still_running() {
 	echo "all 500" >/sys/class/net/mgt0/mgtestnic/generate
 	wait $client || { cat "$TMP/client"; return 1; }
 	$PCAPCHECK "$TMP/out.pcap" --queues 2 --count 500
+}
+
+# hwts DEV [TX RX]: sets the NIC's stamping as a PTP daemon does (SIOCSHWTSTAMP:
+# tx_type TX, rx_filter RX), then prints what it is: "tx T rx R"
+hwts() {
+	python3 - "$@" <<'EOF'
+import ctypes, fcntl, socket, struct, sys
+cfg = ctypes.create_string_buffer(12)
+ifr = lambda: struct.pack("16sP", sys.argv[1].encode(), ctypes.addressof(cfg)) + bytes(16)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+if len(sys.argv) == 4:
+    struct.pack_into("iii", cfg, 0, 0, int(sys.argv[2]), int(sys.argv[3]))
+    fcntl.ioctl(s.fileno(), 0x89b0, ifr())		# SIOCSHWTSTAMP
+fcntl.ioctl(s.fileno(), 0x89b1, ifr())			# SIOCGHWTSTAMP
+flags, tx, rx = struct.unpack_from("iii", cfg)
+print("tx %d rx %d" % (tx, rx))
+EOF
+}
+
+# mgdump's readers, one handle a queue, give the stamping back when the last
+# of them closes; a PTP daemon that turned transmit stamping on while
+# tcpdump read keeps its setting when tcpdump ends (tx_type 1: on, rx_filter
+# 1: all)
+t_stamping_given_back_as_found_and_a_ptp_daemons_kept() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	[ "$(hwts mgt0)" = "tx 0 rx 0" ] || bad "not off at the start: $(hwts mgt0)"
+	timeout 60 $MGDUMP -i mgt0 --tstamp adapter_unsynced -w "$TMP/out.pcapng" -c 200 -q &
+	dump=$!
+	wait_readers mgt0 || return 1
+	[ "$(hwts mgt0)" = "tx 0 rx 1" ] || bad "mgdump did not switch stamping on: $(hwts mgt0)"
+	echo "all 100" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $dump || bad "mgdump failed"
+	[ "$(hwts mgt0)" = "tx 0 rx 0" ] || bad "mgdump left the stamping on: $(hwts mgt0)"
+
+	capture tcpdump -i mgcap:mgt0 -j adapter_unsynced -Z root -w "$TMP/out.pcap" || return 1
+	[ "$(hwts mgt0 1 1)" = "tx 1 rx 1" ] || bad "the daemon's setting did not take"
+	kill -INT $client
+	wait $client
+	[ "$(hwts mgt0)" = "tx 1 rx 1" ] ||
+		bad "tcpdump's end took the daemon's stamping: $(hwts mgt0)"
 }
 
 t_tcpdump_host_stamps_by_default() {
