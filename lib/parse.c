@@ -33,6 +33,10 @@ int mgcap_parse_size(const char *s, uint64_t *bytes)
 		shift = 30;
 		end++;
 		break;
+	case 'T':
+		shift = 40;
+		end++;
+		break;
 	default:
 		break;
 	}
@@ -43,6 +47,36 @@ int mgcap_parse_size(const char *s, uint64_t *bytes)
 	if (*end || v > (UINT64_MAX >> shift))
 		return -1;
 	*bytes = (uint64_t)v << shift;
+	return 0;
+}
+
+int mgcap_parse_duration(const char *s, uint64_t *seconds)
+{
+	static const struct {
+		char unit;
+		uint64_t seconds;
+	} units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 604800 } };
+	unsigned long long v;
+	uint64_t scale = 1;
+	char *end;
+	size_t i;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	for (i = 0; *end && i < sizeof(units) / sizeof(units[0]); i++) {
+		if (*end == units[i].unit) {
+			scale = units[i].seconds;
+			end++;
+			break;
+		}
+	}
+	if (*end || v > UINT64_MAX / scale)
+		return -1;
+	*seconds = v * scale;
 	return 0;
 }
 

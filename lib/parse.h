@@ -5,8 +5,11 @@
 
 #include <stdint.h>
 
-/* "65536", "64K", "8M", "1G", "8MiB": bytes.  0 on success, -1 if malformed. */
+/* "65536", "64K", "8M", "1G", "8MiB", "2T": bytes.  0 on success, -1 if malformed. */
 int mgcap_parse_size(const char *s, uint64_t *bytes);
+
+/* "90", "90s", "15m", "12h", "7d", "2w": seconds.  0 on success, -1 if malformed. */
+int mgcap_parse_duration(const char *s, uint64_t *seconds);
 
 /* A decimal unsigned integer in [min, max].  0 on success, -1 otherwise. */
 int mgcap_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v);

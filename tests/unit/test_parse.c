@@ -21,6 +21,35 @@ static void test_sizes(void)
 	CU_ASSERT_EQUAL(v, 1ULL << 30);
 	CU_ASSERT_EQUAL(mgcap_parse_size("512B", &v), 0);
 	CU_ASSERT_EQUAL(v, 512);
+	CU_ASSERT_EQUAL(mgcap_parse_size("2T", &v), 0);
+	CU_ASSERT_EQUAL(v, 2ULL << 40);
+}
+
+static void test_durations(void)
+{
+	uint64_t v = 7;
+
+	CU_ASSERT_EQUAL(mgcap_parse_duration("90", &v), 0);
+	CU_ASSERT_EQUAL(v, 90);
+	CU_ASSERT_EQUAL(mgcap_parse_duration("90s", &v), 0);
+	CU_ASSERT_EQUAL(v, 90);
+	CU_ASSERT_EQUAL(mgcap_parse_duration("15m", &v), 0);
+	CU_ASSERT_EQUAL(v, 900);
+	CU_ASSERT_EQUAL(mgcap_parse_duration("12h", &v), 0);
+	CU_ASSERT_EQUAL(v, 43200);
+	CU_ASSERT_EQUAL(mgcap_parse_duration("7d", &v), 0);
+	CU_ASSERT_EQUAL(v, 604800);
+	CU_ASSERT_EQUAL(mgcap_parse_duration("2w", &v), 0);
+	CU_ASSERT_EQUAL(v, 1209600);
+	v = 7;
+	CU_ASSERT_EQUAL(mgcap_parse_duration("", &v), -1);
+	CU_ASSERT_EQUAL(mgcap_parse_duration("d", &v), -1);
+	CU_ASSERT_EQUAL(mgcap_parse_duration("7x", &v), -1);
+	CU_ASSERT_EQUAL(mgcap_parse_duration("7dd", &v), -1);
+	CU_ASSERT_EQUAL(mgcap_parse_duration("-7d", &v), -1);
+	CU_ASSERT_EQUAL(mgcap_parse_duration("99999999999999999999", &v), -1);
+	CU_ASSERT_EQUAL(mgcap_parse_duration("30500000000000000w", &v), -1);
+	CU_ASSERT_EQUAL(v, 7);
 }
 
 static void test_bad_sizes(void)
@@ -79,6 +108,7 @@ void register_parse_tests(void)
 {
 	static const struct unit_test tests[] = {
 		{ "sizes", test_sizes },
+		{ "durations", test_durations },
 		{ "bad sizes", test_bad_sizes },
 		{ "u32 ranges", test_u32 },
 		{ "modes", test_modes },

@@ -16,6 +16,7 @@ void register_pcapng_tests(void);
 void register_blockring_tests(void);
 void register_erspan_tests(void);
 void register_dump_output_tests(void);
+void register_retention_tests(void);
 void register_options_tests(void);
 void register_clock_tests(void);
 void register_adapter_tests(void);

@@ -20,6 +20,7 @@ int main(void)
 	register_blockring_tests();
 	register_erspan_tests();
 	register_dump_output_tests();
+	register_retention_tests();
 	register_options_tests();
 	register_clock_tests();
 	register_adapter_tests();

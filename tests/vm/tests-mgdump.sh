@@ -8,6 +8,7 @@ ALL_TESTS="
 	t_mgdump_rotation_loses_nothing
 	t_mgdump_rotation_by_time_with_a_command_per_file
 	t_mgdump_killed_leaves_only_complete_files
+	t_mgdump_keeps_its_files_under_max_disk_and_max_age
 	t_mgdump_to_stdout
 	t_mgdump_stops_cleanly_on_sigint
 	t_mgdump_bad_input
@@ -136,6 +137,39 @@ t_mgdump_killed_leaves_only_complete_files() {
 	wait $dump || bad "the second run exited with $?: $(cat "$TMP/d")"
 	[ "$(cd "$TMP/rec" && md5sum $(echo "$sums" | awk '{print $2}'))" = "$sums" ] ||
 		bad "the second run changed the first one's files"
+}
+
+# --max-disk 3M over 1 MB files (-C 1) and 20,000 frames of 1514 bytes
+# (30 MB): mgdump's files stay within the limit and the one being written,
+# the oldest go first, a file not mgdump's is left alone; a restart with
+# --max-age 1s removes what the first run left, once a second has passed
+t_mgdump_keeps_its_files_under_max_disk_and_max_age() {
+	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
+	mkdir "$TMP/rec" && echo "someone else's" >"$TMP/rec/other" || return 1
+	echo 1514 >/sys/class/net/mgt0/mgtestnic/frame_len
+	timeout 120 $MGDUMP -i mgt0 -C 1 --max-disk 3M -w "$TMP/rec/cap" -c 20000 -q \
+		>"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || return 1
+	echo "0 20000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $dump || { bad "mgdump exited with $?: $(cat "$TMP/d")"; return 1; }
+	files=$(cd "$TMP/rec" && ls cap*)
+	bytes=$(cd "$TMP/rec" && cat $files | wc -c)
+	say "left: $(echo $files) ($bytes bytes)"
+	[ "$bytes" -le $((3 * 1048576 + 1000000)) ] || bad "$bytes bytes kept under --max-disk 3M"
+	[ -f "$TMP/rec/other" ] || bad "mgdump removed a file it did not write"
+	[ -f "$TMP/rec/cap" ] && bad "the oldest file is still there"
+	for f in $files; do
+		capinfos "$TMP/rec/$f" >/dev/null 2>&1 || bad "$f is unreadable"
+	done
+	sleep 1.1
+	timeout 60 $MGDUMP -i mgt0 -C 1 --max-age 1s -w "$TMP/rec/cap" -q >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || return 1
+	kill -INT $dump
+	wait $dump || bad "the second run exited with $?: $(cat "$TMP/d")"
+	left=$(cd "$TMP/rec" && ls)
+	[ "$left" = "$(printf 'cap\nother')" ] || bad "after --max-age 1s: $(echo $left)"
 }
 
 t_mgdump_to_stdout() {

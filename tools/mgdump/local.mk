@@ -1,10 +1,11 @@
 # mgdump: reader threads, a block buffer, one writer (tools/mgdump/mgdump.h).
-# Its block buffer, pcapng blocks, ERSPAN decapsulation, output and -z are a
+# Its block buffer, pcapng blocks, ERSPAN decapsulation, output, -z and retention are a
 # library of their own (libmgdump.a), which the unit tests and the bench link.
 MGDUMP_PARTS = tools/mgdump/blockring.c tools/mgdump/blockring.h \
 	tools/mgdump/dump_output.c tools/mgdump/dump_output.h tools/mgdump/pcapng.c \
 	tools/mgdump/pcapng.h tools/mgdump/erspan.c tools/mgdump/erspan.h \
-	tools/mgdump/postrotate.c tools/mgdump/postrotate.h
+	tools/mgdump/postrotate.c tools/mgdump/postrotate.h tools/mgdump/retention.c \
+	tools/mgdump/retention.h
 noinst_LIBRARIES += tools/mgdump/libmgdump.a
 tools_mgdump_libmgdump_a_SOURCES = $(MGDUMP_PARTS)
 tools_mgdump_libmgdump_a_CPPFLAGS = $(LIB_CPPFLAGS)

@@ -13,6 +13,17 @@
 #include "mgdump.h"
 
 struct postrotate postrotate;
+struct retention retention;
+
+/* A finished file: its place among the files kept, then its -z command. */
+static void on_file_done(const char *path, void *arg)
+{
+	(void)arg;
+	if (retention.list[0])
+		retention_file_done(path, &retention);
+	if (postrotate.command)
+		postrotate_file_done(path, &postrotate);
+}
 
 static void on_hangup(int sig)
 {
@@ -63,10 +74,16 @@ int main(int argc, char **argv)
 	out.nifs = nreaders;
 	out.rotate_seconds = cfg.rotate_seconds;
 	out.collect_stats = mgdump_collect_stats;
-	if (cfg.postrotate) {
-		postrotate.command = cfg.postrotate;
-		out.file_done = postrotate_file_done;
-		out.file_done_arg = &postrotate;
+	postrotate.command = cfg.postrotate;
+	out.file_done = on_file_done;
+	if (cfg.max_disk_bytes || cfg.max_disk_percent || cfg.max_age_s) {
+		retention.max_bytes = cfg.max_disk_bytes;
+		retention.max_percent = cfg.max_disk_percent;
+		retention.max_age_s = cfg.max_age_s;
+		if (retention_open(&retention, cfg.path)) {
+			fprintf(stderr, "mgdump: %s\n", retention.error);
+			return 1;
+		}
 	}
 	if (dump_output_open(&out)) {
 		fprintf(stderr, "mgdump: %s\n", out.error);
@@ -97,6 +114,10 @@ int main(int argc, char **argv)
 	/* the last file's command too */
 	if (postrotate.command)
 		postrotate_finish(&postrotate);
+	if (retention.list[0]) {
+		retention_apply(&retention);
+		retention_free(&retention);
+	}
 	/* a signal now would break the loop of a handle being closed */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);

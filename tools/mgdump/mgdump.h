@@ -19,6 +19,7 @@
 #include "dump_output.h"
 #include "mgcap_source.h"
 #include "postrotate.h"
+#include "retention.h"
 
 #define MAX_READERS 64
 /* whole frames by default, as tcpdump and dumpcap record them (libpcap's MAXIMUM_SNAPLEN) */
@@ -29,6 +30,8 @@ struct mgdump_config {
 	size_t ndevs;
 	int mgcap_only[MGCAP_MAX_DEVICES];	/* -i mgcap:DEV */
 	const char *postrotate;		/* -z */
+	uint64_t max_disk_bytes, max_age_s;	/* --max-disk (or its percent), --max-age */
+	uint32_t max_disk_percent;
 	uint64_t rotate_bytes, buffer_bytes, count;
 	uint32_t keep, rotate_seconds, duration_s, snaplen;
 	int merged, writer_cpu, quiet, decap;
@@ -60,6 +63,7 @@ extern size_t nreaders;
 extern volatile sig_atomic_t stopping;
 extern volatile sig_atomic_t rotate_requested;	/* SIGHUP: a new file now */
 extern struct postrotate postrotate;		/* -z; its command NULL without */
+extern struct retention retention;		/* --max-disk, --max-age; list[0] '\0' without */
 extern uint64_t start_ns;
 /* the mgcap libpcap's report on a handle's stamps, if that is the libpcap in use */
 extern int (*tstamp_report)(pcap_t *p, char *buf, size_t len);

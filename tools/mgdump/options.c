@@ -82,7 +82,35 @@ static int parse_tstamp(const char *arg, void *dest)
 	return 0;
 }
 
-enum { OPT_CPUS = OPT_LONG_ONLY, OPT_WRITER_CPU, OPT_MERGED, OPT_TSTAMP, OPT_DURATION };
+/* --max-disk: bytes ("500G"), or a share of the file system ("80%") */
+static int parse_max_disk(const char *arg, void *dest)
+{
+	struct mgdump_config *c = dest;
+	size_t len = strlen(arg);
+	uint32_t percent;
+
+	if (len > 1 && arg[len - 1] == '%') {
+		char number[8];
+
+		if (len > sizeof(number))
+			return -1;
+		memcpy(number, arg, len - 1);
+		number[len - 1] = '\0';
+		if (mgcap_parse_u32(number, 1, 100, &percent))
+			return -1;
+		c->max_disk_percent = percent;
+		return 0;
+	}
+	return mgcap_parse_size(arg, &c->max_disk_bytes) || !c->max_disk_bytes ? -1 : 0;
+}
+
+static int parse_max_age(const char *arg, void *dest)
+{
+	return mgcap_parse_duration(arg, dest) || !*(uint64_t *)dest ? -1 : 0;
+}
+
+enum { OPT_CPUS = OPT_LONG_ONLY, OPT_WRITER_CPU, OPT_MERGED, OPT_TSTAMP, OPT_DURATION,
+       OPT_MAX_DISK, OPT_MAX_AGE };
 
 static const struct tool_option mgdump_options[] = {
 	{ 'i', "interface", "DEV", "DEV's mgcap queues, else the libpcap device; mgcap:DEV starts a capture; again for more",
@@ -98,6 +126,10 @@ static const struct tool_option mgdump_options[] = {
 	  .type = TOOL_OPT_U32, .dest = &cfg.keep, .min = 1, .max = 100000 },
 	{ 'z', "postrotate", "COMMAND", "run COMMAND FILE for every finished file, one at a time",
 	  .type = TOOL_OPT_STRING, .dest = &cfg.postrotate },
+	{ OPT_MAX_DISK, "max-disk", "SIZE|N%", "keep mgdump's files under SIZE (500G) or N % of their file system, removing the oldest",
+	  .type = TOOL_OPT_FUNC, .dest = &cfg, .parse = parse_max_disk },
+	{ OPT_MAX_AGE, "max-age", "AGE", "remove mgdump's files older than AGE (90s, 15m, 12h, 7d, 2w)",
+	  .type = TOOL_OPT_FUNC, .dest = &cfg.max_age_s, .parse = parse_max_age },
 	{ 's', "snaplen", "SNAPLEN", "bytes kept of each packet (default: all of it, 262144)",
 	  .type = TOOL_OPT_U32, .dest = &cfg.snaplen, .min = 1, .max = MGDUMP_SNAPLEN_MAX },
 	{ 'c', "count", "COUNT", "stop after COUNT packets",
@@ -198,9 +230,23 @@ int mgdump_parse_args(int argc, char **argv)
 		fprintf(stderr, "mgdump: -W needs -C or -G\n");
 		return -1;
 	}
-	if ((cfg.rotate_bytes || cfg.rotate_seconds || cfg.postrotate) && !strcmp(cfg.path, "-")) {
+	if ((cfg.rotate_bytes || cfg.rotate_seconds || cfg.postrotate || cfg.max_disk_bytes ||
+	     cfg.max_disk_percent || cfg.max_age_s) && !strcmp(cfg.path, "-")) {
 		fprintf(stderr, "mgdump: %s writes files, not standard output\n",
-			cfg.postrotate ? "-z" : cfg.rotate_seconds ? "-G" : "-C");
+			cfg.postrotate ? "-z" : cfg.rotate_seconds ? "-G" : cfg.rotate_bytes ? "-C" :
+			cfg.max_age_s ? "--max-age" : "--max-disk");
+		return -1;
+	}
+	if ((cfg.max_disk_bytes || cfg.max_disk_percent || cfg.max_age_s) &&
+	    !cfg.rotate_bytes && !cfg.rotate_seconds) {
+		fprintf(stderr, "mgdump: %s needs files to remove: -C or -G\n",
+			cfg.max_age_s ? "--max-age" : "--max-disk");
+		return -1;
+	}
+	if (cfg.keep && cfg.rotate_bytes && !cfg.rotate_seconds &&
+	    (cfg.max_disk_bytes || cfg.max_disk_percent || cfg.max_age_s)) {
+		fprintf(stderr, "mgdump: -W keeps a ring of files; --max-disk and --max-age go with -G "
+			"or -C alone\n");
 		return -1;
 	}
 	if (join_filter(argc, argv, first))

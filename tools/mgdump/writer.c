@@ -216,6 +216,7 @@ int mgdump_write_loop(struct dump_output *out)
 {
 	uint64_t total = 0, bytes = 0, last_pkts = 0, last_bytes = 0;
 	uint64_t next_status = mgcap_now_ns(CLOCK_REALTIME) + 1000000000ULL, end = 0;
+	uint64_t next_expiry = 0;
 	int tty = isatty(STDERR_FILENO) && !cfg.quiet && strcmp(cfg.path, "-");
 	int merged = cfg.merged && nreaders > 1;
 
@@ -255,6 +256,10 @@ int mgdump_write_loop(struct dump_output *out)
 		}
 		if (postrotate.command)
 			postrotate_poll(&postrotate);
+		if (retention.max_age_s && mgcap_now_ns(CLOCK_REALTIME) >= next_expiry) {
+			retention_expire(&retention);
+			next_expiry = mgcap_now_ns(CLOCK_REALTIME) + 1000000000ULL;
+		}
 		failed = merged ? write_in_order(out, &total, &bytes, &idle, &held) :
 				  write_as_read(out, &total, &bytes, &idle);
 

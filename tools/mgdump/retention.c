@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "retention.h"
+
+static const char *const compressed[] = { "", ".gz", ".xz", ".zst", ".bz2", ".lz4" };
+
+static uint64_t now_s(const struct retention *rt)
+{
+	return rt->clock_s ? rt->clock_s() : (uint64_t)time(NULL);
+}
+
+/* Where file @f is now (itself, or a compressed sibling) and its size; 0 if it is gone. */
+static int locate(const struct retained_file *f, char *where, size_t len, uint64_t *bytes)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(compressed) / sizeof(compressed[0]); i++) {
+		struct stat st;
+
+		snprintf(where, len, "%s%s", f->path, compressed[i]);
+		if (stat(where, &st) == 0 && S_ISREG(st.st_mode)) {
+			*bytes = (uint64_t)st.st_size;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The list rewritten whole, then renamed over the old one. */
+static void save(struct retention *rt)
+{
+	char tmp[sizeof(rt->list) + 8];
+	FILE *f;
+	size_t i;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", rt->list);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "mgdump: %s: %s\n", tmp, strerror(errno));
+		return;
+	}
+	for (i = 0; i < rt->n; i++)
+		fprintf(f, "%" PRIu64 " %s\n", rt->files[i].done_s, rt->files[i].path);
+	if (fclose(f) || rename(tmp, rt->list))
+		fprintf(stderr, "mgdump: %s: %s\n", rt->list, strerror(errno));
+}
+
+static int add(struct retention *rt, const char *path, uint64_t done_s)
+{
+	char *copy;
+
+	if (rt->n == rt->cap) {
+		size_t cap = rt->cap ? 2 * rt->cap : 64;
+		struct retained_file *files = realloc(rt->files, cap * sizeof(*files));
+
+		if (!files)
+			return -1;
+		rt->files = files;
+		rt->cap = cap;
+	}
+	copy = strdup(path);
+	if (!copy)
+		return -1;
+	rt->files[rt->n].path = copy;
+	rt->files[rt->n].done_s = done_s;
+	rt->n++;
+	return 0;
+}
+
+/* The oldest file removed from the disk and the list. */
+static void remove_oldest(struct retention *rt)
+{
+	char where[4200];
+	uint64_t bytes;
+
+	if (locate(&rt->files[0], where, sizeof(where), &bytes)) {
+		if (unlink(where) == 0) {
+			rt->removed++;
+			rt->removed_bytes += bytes;
+		} else if (errno != ENOENT) {
+			fprintf(stderr, "mgdump: removing %s: %s\n", where, strerror(errno));
+		}
+	}
+	free(rt->files[0].path);
+	memmove(rt->files, rt->files + 1, --rt->n * sizeof(*rt->files));
+}
+
+uint64_t retention_bytes(const struct retention *rt)
+{
+	uint64_t total = 0, bytes;
+	char where[4200];
+	size_t i;
+
+	for (i = 0; i < rt->n; i++)
+		if (locate(&rt->files[i], where, sizeof(where), &bytes))
+			total += bytes;
+	return total;
+}
+
+/* The size limit in bytes: the smaller of --max-disk's bytes and its share; 0: none. */
+static uint64_t size_limit(const struct retention *rt)
+{
+	uint64_t limit = rt->max_bytes;
+	char dir[sizeof(rt->list)];
+	struct statvfs fs;
+
+	if (rt->max_percent) {
+		snprintf(dir, sizeof(dir), "%s", rt->list);
+		if (statvfs(dirname(dir), &fs) == 0) {
+			uint64_t share = (uint64_t)fs.f_blocks * fs.f_frsize / 100 * rt->max_percent;
+
+			if (!limit || share < limit)
+				limit = share;
+		}
+	}
+	return limit;
+}
+
+static int expire(struct retention *rt)
+{
+	size_t before = rt->n;
+
+	while (rt->n && rt->max_age_s && rt->files[0].done_s + rt->max_age_s <= now_s(rt))
+		remove_oldest(rt);
+	return rt->n != before;
+}
+
+void retention_expire(struct retention *rt)
+{
+	if (expire(rt))
+		save(rt);
+}
+
+void retention_apply(struct retention *rt)
+{
+	uint64_t limit = size_limit(rt);
+	int changed = expire(rt);
+
+	while (rt->n && limit && retention_bytes(rt) > limit) {
+		remove_oldest(rt);
+		changed = 1;
+	}
+	if (changed)
+		save(rt);
+}
+
+void retention_file_done(const char *path, void *arg)
+{
+	struct retention *rt = arg;
+
+	if (add(rt, path, now_s(rt))) {
+		fprintf(stderr, "mgdump: %s: out of memory\n", path);
+		return;
+	}
+	save(rt);
+	retention_apply(rt);
+}
+
+int retention_open(struct retention *rt, const char *path)
+{
+	char copy[sizeof(rt->list)], line[4200], where[4200];
+	char *dir, *base;
+	size_t n;
+	FILE *f;
+
+	if (snprintf(copy, sizeof(copy), "%s", path) >= (int)sizeof(copy)) {
+		snprintf(rt->error, sizeof(rt->error), "%s: too long", path);
+		return -1;
+	}
+	base = strrchr(copy, '/');
+	dir = base ? copy : ".";
+	if (base)
+		*base++ = '\0';
+	else
+		base = copy;
+	if (snprintf(rt->list, sizeof(rt->list), "%s/.%s.files", *dir ? dir : "/", base) >=
+	    (int)sizeof(rt->list)) {
+		snprintf(rt->error, sizeof(rt->error), "%s: too long", path);
+		return -1;
+	}
+	f = fopen(rt->list, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		struct retained_file file;
+		uint64_t done_s, bytes;
+		char *name;
+
+		n = strlen(line);
+		if (n && line[n - 1] == '\n')
+			line[--n] = '\0';
+		done_s = strtoull(line, &name, 10);
+		if (*name++ != ' ')
+			continue;
+		file.path = name;
+		if (locate(&file, where, sizeof(where), &bytes) && add(rt, name, done_s)) {
+			fclose(f);
+			snprintf(rt->error, sizeof(rt->error), "%s: out of memory", rt->list);
+			return -1;
+		}
+	}
+	if (f)
+		fclose(f);
+	else if (errno != ENOENT) {
+		snprintf(rt->error, sizeof(rt->error), "%s: %s", rt->list, strerror(errno));
+		return -1;
+	}
+	save(rt);
+	retention_apply(rt);
+	return 0;
+}
+
+void retention_free(struct retention *rt)
+{
+	size_t i;
+
+	for (i = 0; i < rt->n; i++)
+		free(rt->files[i].path);
+	free(rt->files);
+	rt->files = NULL;
+	rt->n = rt->cap = 0;
+}
