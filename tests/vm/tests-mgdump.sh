@@ -187,7 +187,8 @@ t_mgdump_to_stdout() {
 # sigint_mgdump FILE FRAMES SECONDS: mgdump -i mgt0 -w FILE, FRAMES on every
 # queue, SIGINT SECONDS later; what it said in $TMP/d
 sigint_mgdump() {
-	timeout 120 $MGDUMP -i mgt0 -w "$1" >"$TMP/d" 2>&1 &
+	timeout 120 $MGDUMP -i mgt0 -w "$1" --stats "$TMP/stats.json" --prometheus "$TMP/prom" \
+		>"$TMP/d" 2>&1 &
 	dump=$!
 	wait_readers mgt0 || { bad "mgdump never read every queue: $(cat "$TMP/d")"; return 1; }
 	echo "all $2" >/sys/class/net/mgt0/mgtestnic/generate
@@ -219,6 +220,22 @@ t_mgdump_stops_cleanly_on_sigint() {
 		bad "$written packets written, $in_file in the file"
 	[ -n "$received" ] && [ $((written + ringdrop + bufdrop)) = "$received" ] ||
 		bad "not every frame received is accounted for: $summary"
+	# the counters for a monitoring system, at the end: the same, per queue
+	python3 - "$TMP/stats.json" "$TMP/prom" "$written" "$received" <<'EOF' ||
+import json, re, sys
+s = json.load(open(sys.argv[1]))
+prom = open(sys.argv[2]).read()
+q = s["interfaces"]
+assert [i["name"] for i in q] == ["mgt0@0", "mgt0@1"], q
+assert all(i["received"] == i["written"] + i["dropped_ring"] + i["dropped_buffer"] for i in q), q
+assert sum(i["written"] for i in q) == int(sys.argv[3]), (q, sys.argv[3])
+assert sum(i["received"] for i in q) == int(sys.argv[4]), (q, sys.argv[4])
+assert s["files"] == 1 and s["file"].endswith("mid.pcapng") and s["disk_free_bytes"] > 0, s
+for i in q:
+    m = re.search(r'^mgdump_written_packets_total\{interface="%s"\} (\d+)$' % i["name"], prom, re.M)
+    assert m and int(m.group(1)) == i["written"], prom
+EOF
+		bad "--stats or --prometheus: $(cat "$TMP/stats.json"; cat "$TMP/prom")"
 }
 
 t_mgdump_bad_input() {

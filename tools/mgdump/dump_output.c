@@ -54,11 +54,13 @@ static int write_all(struct dump_output *o, const uint8_t *p, size_t len, size_t
 			if (ftruncate(o->fd, (off_t)(before + keep)) == 0)
 				lseek(o->fd, (off_t)(before + keep), SEEK_SET);
 			o->file_bytes = before + keep;
+			o->bytes_total += keep;
 			return -1;
 		}
 		done += (size_t)n;
 	}
 	o->file_bytes += len;
+	o->bytes_total += len;
 	return 0;
 }
 
@@ -194,6 +196,7 @@ int dump_output_open(struct dump_output *o)
 {
 	o->index = 0;
 	o->files_done = 0;
+	o->bytes_total = 0;
 	o->periods_done = 0;
 	o->ended = 0;
 	o->error[0] = '\0';
@@ -216,6 +219,7 @@ static int close_file(struct dump_output *o)
 {
 	int ret = write_trailer(o);
 
+	o->files_done++;
 	if (o->fd == STDOUT_FILENO) {
 		o->fd = -1;
 		return ret;
@@ -244,7 +248,6 @@ static int rotate(struct dump_output *o)
 
 	if (close_file(o))
 		return -1;
-	o->files_done++;
 	if (o->rotate_seconds && now >= o->period_end_ns) {
 		/* -G with -W: that many periods, then the output ends */
 		if (o->keep && ++o->periods_done >= o->keep) {

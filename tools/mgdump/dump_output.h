@@ -52,7 +52,8 @@ struct dump_output {
 	char series[4096];		/* -G: the path through strftime for this period */
 	uint64_t file_bytes;
 	uint64_t header_bytes;		/* of the current file */
-	uint64_t files_done;
+	uint64_t files_done;		/* closed, the last one too */
+	uint64_t bytes_total;		/* into every file, blocks of any kind */
 	size_t kept;			/* after a failed dump_output_write() */
 	char current[4096];		/* the file's name once complete */
 	char part[4104];		/* the name it is written under until then */

@@ -17,7 +17,8 @@ CLEANFILES += tools/mgdump/libmgdump-san.a
 
 sbin_PROGRAMS += tools/mgdump/mgdump
 tools_mgdump_mgdump_SOURCES = tools/mgdump/mgdump.h tools/mgdump/main.c tools/mgdump/options.c \
-	tools/mgdump/sources.c tools/mgdump/readers.c tools/mgdump/writer.c tools/mgdump/stats.c
+	tools/mgdump/sources.c tools/mgdump/readers.c tools/mgdump/writer.c tools/mgdump/stats.c \
+	tools/mgdump/counters.c
 tools_mgdump_mgdump_CPPFLAGS = $(LIB_CPPFLAGS)
 tools_mgdump_mgdump_LDADD = tools/mgdump/libmgdump.a $(LIBMGCAP) -lpcap -lpthread -ldl
 # installed, it finds the mgcap libpcap by itself; in the build tree, use mgcap-run

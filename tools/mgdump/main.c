@@ -111,6 +111,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mgdump: %s\n", out.error);
 		ret = -1;
 	}
+	mgdump_write_counters(&out);
 	/* the last file's command too */
 	if (postrotate.command)
 		postrotate_finish(&postrotate);

@@ -30,6 +30,7 @@ struct mgdump_config {
 	size_t ndevs;
 	int mgcap_only[MGCAP_MAX_DEVICES];	/* -i mgcap:DEV */
 	const char *postrotate;		/* -z */
+	const char *stats_path, *prometheus_path;	/* --stats, --prometheus */
 	uint64_t max_disk_bytes, max_age_s;	/* --max-disk (or its percent), --max-age */
 	uint32_t max_disk_percent;
 	uint64_t rotate_bytes, buffer_bytes, count;
@@ -93,6 +94,9 @@ int mgdump_pin_writer(void);
 /* writer.c: drains the readers' buffers into @out until stopped; 0, or -1 */
 int mgdump_write_loop(struct dump_output *out);
 void mgdump_wake_writer(void);
+
+/* counters.c: --stats and --prometheus written now (the writer: every few seconds, at the end) */
+void mgdump_write_counters(const struct dump_output *out);
 
 /* stats.c */
 void mgdump_collect_stats(struct pcapng_if_stats *st, size_t n, void *arg);

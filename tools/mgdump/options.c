@@ -110,7 +110,7 @@ static int parse_max_age(const char *arg, void *dest)
 }
 
 enum { OPT_CPUS = OPT_LONG_ONLY, OPT_WRITER_CPU, OPT_MERGED, OPT_TSTAMP, OPT_DURATION,
-       OPT_MAX_DISK, OPT_MAX_AGE };
+       OPT_MAX_DISK, OPT_MAX_AGE, OPT_STATS, OPT_PROMETHEUS };
 
 static const struct tool_option mgdump_options[] = {
 	{ 'i', "interface", "DEV", "DEV's mgcap queues, else the libpcap device; mgcap:DEV starts a capture; again for more",
@@ -151,6 +151,10 @@ static const struct tool_option mgdump_options[] = {
 	  .type = TOOL_OPT_FUNC, .dest = &cfg.tstamp, .parse = parse_tstamp },
 	{ 'q', "quiet", NULL, "no status line",
 	  .type = TOOL_OPT_FLAG, .dest = &cfg.quiet },
+	{ OPT_STATS, "stats", "FILE", "the counters as JSON in FILE, replaced every 5 s and at the end",
+	  .type = TOOL_OPT_STRING, .dest = &cfg.stats_path },
+	{ OPT_PROMETHEUS, "prometheus", "FILE", "the same in Prometheus' text format (node_exporter's textfile collector)",
+	  .type = TOOL_OPT_STRING, .dest = &cfg.prometheus_path },
 	TOOL_OPTION_HELP,
 	TOOL_OPTION_VERSION,
 	{ 0 },

@@ -26,6 +26,7 @@ uint64_t start_ns;
  * stopping.
  */
 #define WRITER_NAP_MS	100
+#define COUNTERS_EVERY_NS	5000000000ULL	/* --stats, --prometheus */
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -216,7 +217,7 @@ int mgdump_write_loop(struct dump_output *out)
 {
 	uint64_t total = 0, bytes = 0, last_pkts = 0, last_bytes = 0;
 	uint64_t next_status = mgcap_now_ns(CLOCK_REALTIME) + 1000000000ULL, end = 0;
-	uint64_t next_expiry = 0;
+	uint64_t next_expiry = 0, next_counters = 0;
 	int tty = isatty(STDERR_FILENO) && !cfg.quiet && strcmp(cfg.path, "-");
 	int merged = cfg.merged && nreaders > 1;
 
@@ -256,6 +257,10 @@ int mgdump_write_loop(struct dump_output *out)
 		}
 		if (postrotate.command)
 			postrotate_poll(&postrotate);
+		if (mgcap_now_ns(CLOCK_REALTIME) >= next_counters) {
+			mgdump_write_counters(out);
+			next_counters = mgcap_now_ns(CLOCK_REALTIME) + COUNTERS_EVERY_NS;
+		}
 		if (retention.max_age_s && mgcap_now_ns(CLOCK_REALTIME) >= next_expiry) {
 			retention_expire(&retention);
 			next_expiry = mgcap_now_ns(CLOCK_REALTIME) + 1000000000ULL;
