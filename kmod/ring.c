@@ -378,7 +378,8 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 		if (used >= mark) {
 			WRITE_ONCE(ring->reader_waiting, false);
 			wake = true;
-		} else if (wake_ns) {
+		} else if (wake_ns && used >= READ_ONCE(ring->poll_mark)) {
+			/* (below the poll mark, the timer would wake nobody) */
 			arm_timer = !hrtimer_is_queued(&ring->wake_timer);
 		}
 	}

@@ -171,6 +171,15 @@ static ssize_t rate_pps_store(struct device *d, struct device_attribute *attr,
 	WRITE_ONCE(priv->rate_pps, v);
 	for (i = 0; i < dev->real_num_rx_queues; i++)
 		atomic_set(&priv->q[i].pace_restart, 1);
+	if (!netif_running(dev))
+		return len;
+	/* a queue asleep on the old rate's timer goes on at the new rate now */
+	local_bh_disable();
+	for (i = 0; i < dev->real_num_rx_queues; i++) {
+		if (hrtimer_try_to_cancel(&priv->q[i].pace_timer) == 1)
+			napi_schedule(&priv->q[i].napi);
+	}
+	local_bh_enable();
 	return len;
 }
 static DEVICE_ATTR_RW(rate_pps);

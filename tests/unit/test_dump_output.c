@@ -366,6 +366,44 @@ static void test_postrotate_in_order(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* SIGHUP on a single file: the next is numbered, the first kept whole */
+static void test_rotation_on_request_keeps_the_first(void)
+{
+	static uint8_t buf[1 << 16];
+	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600], name[700], cmd[700];
+	struct dump_output o;
+	size_t len = blocks(buf, 0, 10);
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/cap", dir);
+	o = (struct dump_output){ .path = path, .ifs = ifs, .nifs = 2 };
+	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, len), 0);
+	CU_ASSERT_EQUAL(dump_output_rotate(&o), 0);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, blocks(buf, 10, 3)), 0);
+	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
+	CU_ASSERT_EQUAL(count_packets(path), 10);
+	snprintf(name, sizeof(name), "%s/cap1", dir);
+	CU_ASSERT_EQUAL(count_packets(name), 3);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
+/* a rotating output under a path no file can have: an error, not a search for a name */
+static void test_rotation_under_a_bad_path_fails(void)
+{
+	char file[] = "/tmp/mgcap-dump-XXXXXX", path[600];
+	struct dump_output o = { .path = path, .rotate_seconds = 60, .ifs = ifs, .nifs = 2 };
+	int fd = mkstemp(file);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/cap", file);	/* under a file */
+	CU_ASSERT_EQUAL(dump_output_open(&o), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.error, "/cap: Not a directory"));
+	unlink(file);
+}
+
 void register_dump_output_tests(void)
 {
 	static const struct unit_test tests[] = {
@@ -377,6 +415,8 @@ void register_dump_output_tests(void)
 		{ "rotation by time", test_rotation_by_time },
 		{ "periods, then the end", test_periods_then_the_end },
 		{ "postrotate in order", test_postrotate_in_order },
+		{ "rotation on request keeps the first", test_rotation_on_request_keeps_the_first },
+		{ "rotation under a bad path fails", test_rotation_under_a_bad_path_fails },
 	};
 
 	ADD_SUITE("dump output", tests);

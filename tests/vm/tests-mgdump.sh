@@ -9,6 +9,7 @@ ALL_TESTS="
 	t_mgdump_rotation_by_time_with_a_command_per_file
 	t_mgdump_killed_leaves_only_complete_files
 	t_mgdump_keeps_its_files_under_max_disk_and_max_age
+	t_mgdump_tells_systemd_it_is_ready_and_alive
 	t_mgdump_to_stdout
 	t_mgdump_stops_cleanly_on_sigint
 	t_mgdump_bad_input
@@ -170,6 +171,44 @@ t_mgdump_keeps_its_files_under_max_disk_and_max_age() {
 	wait $dump || bad "the second run exited with $?: $(cat "$TMP/d")"
 	left=$(cd "$TMP/rec" && ls)
 	[ "$left" = "$(printf 'cap\nother')" ] || bad "after --max-age 1s: $(echo $left)"
+}
+
+# as systemd runs mgdump@.service (Type=notify, WatchdogSec=): READY=1 once
+# it reads every queue, WATCHDOG=1 twice a watchdog period from its writer,
+# STOPPING=1 at the end
+t_mgdump_tells_systemd_it_is_ready_and_alive() {
+	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
+	python3 - "$TMP/notify" >"$TMP/said" <<'EOF' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(10)
+try:
+    while True:
+        msg = s.recv(4096).decode()
+        print(msg.replace("\n", " "), flush=True)
+        if "STOPPING=1" in msg:
+            break
+except socket.timeout:
+    print("timed out")
+EOF
+	listener=$!
+	i=0
+	until [ -S "$TMP/notify" ] || [ $i -gt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	NOTIFY_SOCKET=$TMP/notify WATCHDOG_USEC=400000 timeout 60 $MGDUMP -i mgt0 \
+		-w "$TMP/out.pcapng" -q >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || return 1
+	sleep 2
+	kill -INT $dump
+	wait $dump || bad "mgdump exited with $?: $(cat "$TMP/d")"
+	wait $listener
+	said=$(cat "$TMP/said")
+	alive=$(grep -c '^WATCHDOG=1' "$TMP/said")
+	say "READY=1, $alive x WATCHDOG=1 in 2 s at WATCHDOG_USEC=400000, $(tail -n 1 "$TMP/said")"
+	[ "$(head -n 1 "$TMP/said")" = "READY=1" ] || bad "first: $said"
+	[ "$alive" -ge 6 ] || bad "$alive keepalives in 2 s: $said"
+	[ "$(tail -n 1 "$TMP/said")" = "STOPPING=1" ] || bad "last: $said"
 }
 
 t_mgdump_to_stdout() {

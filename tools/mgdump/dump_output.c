@@ -127,16 +127,23 @@ static int start_period(struct dump_output *o, uint64_t now)
 	return 0;
 }
 
+/* 1: a file has @path; 0: none; -1: cannot tell (open() then says why) */
 static int exists(const char *path)
 {
-	return access(path, F_OK) == 0 || errno != ENOENT;
+	if (access(path, F_OK) == 0)
+		return 1;
+	return errno == ENOENT ? 0 : -1;
 }
+
+/* how far a rotation looks for a free name before it gives up and overwrites */
+#define NAMES_TRIED	100000
 
 static int open_file(struct dump_output *o)
 {
-	int rotating = o->rotate_bytes || o->rotate_seconds;
+	int rotating = o->rotate_bytes || o->rotate_seconds || o->rotated_on_request;
 	int ring = o->rotate_bytes && o->keep && !o->rotate_seconds;
 	const char *series = o->rotate_seconds ? o->series : o->path;
+	unsigned int tried;
 
 	if (!strcmp(o->path, "-")) {
 		o->fd = STDOUT_FILENO;
@@ -144,11 +151,18 @@ static int open_file(struct dump_output *o)
 		o->part[0] = '\0';
 	} else {
 		/* a rotation takes the next name no file has (a restart's, a crash's .part) */
-		for (;;) {
+		for (tried = 0;; tried++) {
+			int taken;
+
 			dump_output_file_name(o->current, sizeof(o->current), series, o->index,
 					      rotating, ring ? o->keep : 0);
 			snprintf(o->part, sizeof(o->part), "%s.part", o->current);
-			if (!rotating || ring || (!exists(o->current) && !exists(o->part)))
+			if (!rotating || ring || tried == NAMES_TRIED)
+				break;
+			taken = exists(o->current);
+			if (!taken)
+				taken = exists(o->part);
+			if (taken <= 0)
 				break;
 			o->index++;
 		}
@@ -276,6 +290,8 @@ int dump_output_rotate(struct dump_output *o)
 {
 	if (o->ended || o->fd < 0 || o->fd == STDOUT_FILENO)
 		return 0;
+	/* the files that follow a single one's are numbered, none taking a name a file has */
+	o->rotated_on_request = 1;
 	return rotate(o);
 }
 
@@ -306,6 +322,11 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 					o->kept = (size_t)(blocks - start);
 					return -1;
 				}
+				if (o->ended) {
+					/* -G with -W: a period ended with this file */
+					o->kept = (size_t)(blocks - start);
+					return 0;
+				}
 				continue;
 			}
 		}
@@ -316,6 +337,7 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 		blocks += run;
 		len -= run;
 	}
+	o->kept = (size_t)(blocks - start);
 	return 0;
 }
 

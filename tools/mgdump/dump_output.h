@@ -46,6 +46,7 @@ struct dump_output {
 	uint64_t (*clock_ns)(void);	/* the wall clock; NULL: CLOCK_REALTIME */
 	int fd;
 	int ended;			/* -G with -W: the last file is done */
+	int rotated_on_request;		/* dump_output_rotate() was called: names numbered */
 	unsigned int index;		/* -C: the file being written, of its name's series */
 	uint64_t period_end_ns;		/* -G: when the current file's period ends */
 	unsigned int periods_done;
@@ -65,8 +66,9 @@ int dump_output_open(struct dump_output *o);
 
 /*
  * Writes @len bytes of whole blocks, rotating between blocks when the file
- * would exceed rotate_bytes.  0, or -1 with error set and kept: how many of
- * the bytes (whole blocks, from the start) are in the output all the same.
+ * would exceed rotate_bytes.  0, or -1 with error set; kept: how many of
+ * the bytes (whole blocks, from the start) are in the output, which is
+ * fewer than @len with 0 only when the output ended (ended set).
  */
 int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len);
 

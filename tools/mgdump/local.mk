@@ -20,6 +20,8 @@ tools_mgdump_mgdump_SOURCES = tools/mgdump/mgdump.h tools/mgdump/main.c tools/mg
 	tools/mgdump/sources.c tools/mgdump/readers.c tools/mgdump/writer.c tools/mgdump/stats.c \
 	tools/mgdump/counters.c
 tools_mgdump_mgdump_CPPFLAGS = $(LIB_CPPFLAGS)
-tools_mgdump_mgdump_LDADD = tools/mgdump/libmgdump.a $(LIBMGCAP) -lpcap -lpthread -ldl
+tools_mgdump_mgdump_CFLAGS = $(AM_CFLAGS) $(SYSTEMD_CFLAGS)
+tools_mgdump_mgdump_LDADD = tools/mgdump/libmgdump.a $(LIBMGCAP) -lpcap -lpthread -ldl \
+	$(SYSTEMD_LIBS)
 # installed, it finds the mgcap libpcap by itself; in the build tree, use mgcap-run
 tools_mgdump_mgdump_LDFLAGS = -Wl,-rpath,$(pcapdir)

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
+#include <systemd/sd-daemon.h>
 #include <time.h>
 
 #include "mgcap_adapter.h"
@@ -36,6 +37,8 @@ static void on_hangup(int sig)
  * more later, at once.  (One signal may come twice: timeout(1) sends it to
  * its child and to its process group.)
  */
+static volatile sig_atomic_t stop_at_once;
+
 static void on_signal(int sig)
 {
 	static volatile sig_atomic_t signals;
@@ -49,6 +52,7 @@ static void on_signal(int sig)
 		mgdump_request_stop(1);
 	} else if (now.tv_sec - first.tv_sec > 1 ||
 		   (now.tv_sec - first.tv_sec == 1 && now.tv_nsec >= first.tv_nsec)) {
+		stop_at_once = 1;
 		mgdump_request_stop(0);
 	}
 }
@@ -75,6 +79,7 @@ int main(int argc, char **argv)
 	out.rotate_seconds = cfg.rotate_seconds;
 	out.collect_stats = mgdump_collect_stats;
 	postrotate.command = cfg.postrotate;
+	postrotate.abandon = &stop_at_once;
 	out.file_done = on_file_done;
 	if (cfg.max_disk_bytes || cfg.max_disk_percent || cfg.max_age_s) {
 		retention.max_bytes = cfg.max_disk_bytes;
@@ -104,8 +109,12 @@ int main(int argc, char **argv)
 	ret = mgdump_start_readers(&started);
 	if (!ret)
 		ret = mgdump_pin_writer();
-	if (!ret)
+	if (!ret) {
+		/* (Type=notify: systemd waits for this, and does nothing without NOTIFY_SOCKET) */
+		sd_notify(0, "READY=1");
 		ret = mgdump_write_loop(&out);
+	}
+	sd_notify(0, "STOPPING=1");
 	mgdump_stop_readers(started);
 	if (dump_output_close(&out) && !ret) {
 		fprintf(stderr, "mgdump: %s\n", out.error);

@@ -47,6 +47,7 @@ struct reader {
 	struct blockring ring;
 	uint32_t ifid;
 	int cpu;		/* -1: not pinned */
+	int mgcap;		/* an mgcap source: its ring is drained at a stop */
 	uint64_t seen;		/* packets libpcap handed over */
 	uint64_t captured;	/* blocks put in the buffer */
 	uint64_t written;	/* by the writer */

@@ -111,20 +111,37 @@ void postrotate_file_done(const char *path, void *arg)
 	}
 }
 
+static int abandoned(const struct postrotate *pr)
+{
+	return pr->abandon && *pr->abandon;
+}
+
 void postrotate_finish(struct postrotate *pr)
 {
+	size_t i;
 	int status;
 
-	for (;;) {
+	while (!abandoned(pr)) {
 		if (pr->running) {
-			while (waitpid(pr->running, &status, 0) < 0 && errno == EINTR)
+			pid_t pid;
+
+			while ((pid = waitpid(pr->running, &status, 0)) < 0 && errno == EINTR &&
+			       !abandoned(pr))
 				;
+			if (pid != pr->running)
+				break;
 			ended(pr, status);
 			pr->running = 0;
 		}
 		if (!pr->queued)
 			break;
 		start_next(pr);
+	}
+	if (pr->running)
+		fprintf(stderr, "mgdump: -z %s %s: left running\n", pr->command, pr->running_file);
+	for (i = 0; i < pr->queued; i++) {
+		fprintf(stderr, "mgdump: -z %s %s: not run\n", pr->command, pr->queue[i]);
+		free(pr->queue[i]);
 	}
 	free(pr->running_file);
 	free(pr->queue);

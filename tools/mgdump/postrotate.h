@@ -5,16 +5,19 @@
  * process group of its own (a Ctrl-C for mgdump is not for it).  The writer
  * never waits for one: a file finished while a command runs waits in a
  * queue, and a queue that grows is reported.  At the end the queue is run
- * to its end.
+ * to its end, unless *abandon is set (a second signal): then the files left
+ * are reported, and a command still running is left to itself.
  */
 #ifndef MGDUMP_POSTROTATE_H
 #define MGDUMP_POSTROTATE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 struct postrotate {
 	const char *command;
+	volatile sig_atomic_t *abandon;	/* NULL: never */
 	char **queue;		/* file names waiting, oldest first */
 	size_t queued, cap;
 	pid_t running;		/* 0: none */

@@ -96,7 +96,11 @@ static void *reader_main(void *arg)
 		if (n)
 			mgdump_wake_writer();
 	}
-	if (!failed)
+	/*
+	 * (Not AF_PACKET's: its count has packets libpcap never hands over, the
+	 * outgoing copies it skips, and an empty block is never handed over.)
+	 */
+	if (!failed && r->mgcap)
 		drain(r);
 	/* its last blocks are in the buffer: pairs with the writer's last pass */
 	__atomic_sub_fetch(&readers_running, 1, __ATOMIC_RELEASE);

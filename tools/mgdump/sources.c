@@ -6,6 +6,7 @@
  * pcapng interface.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +186,10 @@ int mgdump_open_readers(void)
 			fprintf(stderr, "mgdump: %s\n", err);
 			return -1;
 		}
+		r->mgcap = !strncmp(sources[i], MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX));
+		/* not for a -z command: AF_PACKET's socket is not close-on-exec */
+		if (pcap_get_selectable_fd(r->pcap) >= 0)
+			(void)fcntl(pcap_get_selectable_fd(r->pcap), F_SETFD, FD_CLOEXEC);
 		if (cfg.filter && set_filter(r->pcap))
 			return -1;
 		tstamp_description(&ifs[i], r->tstamp_type);

@@ -74,11 +74,12 @@ void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t byte
 		/* the readers are gone: every packet they read is in the file, but -c's surplus */
 		for (i = 0; i < nreaders; i++)
 			read += readers[i].captured;
-		if (!cfg.count && !(cfg.rotate_seconds && cfg.keep) && read != pkts)
-			fprintf(stderr, "mgdump: %" PRIu64 " packets read were not written\n",
-				read - pkts);
-		/* (-c and -W with -G leave the rest, a filter in user space may reject some) */
-		if (!cfg.count && !(cfg.rotate_seconds && cfg.keep) && accounted < received)
+		if (!cfg.count && read != pkts)
+			fprintf(stderr, "mgdump: %" PRIu64 " packets read were not written%s\n",
+				read - pkts, cfg.rotate_seconds && cfg.keep ?
+				" (they came after the last of the -W periods)" : "");
+		/* (-c leaves the rest, a filter in user space may reject some) */
+		if (!cfg.count && accounted < received)
 			fprintf(stderr, "mgdump: %" PRIu64 " packets received were neither written "
 				"nor dropped (rejected by the filter, or left in a ring)\n",
 				received - accounted);

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -201,8 +202,15 @@ static int write_as_read(struct dump_output *out, uint64_t *total, uint64_t *byt
 			fprintf(stderr, "mgdump: %s\n", out->error);
 			return -1;
 		}
-		if (out->ended)
-			return 0;	/* -W with -G: the last period is written */
+		if (out->ended) {
+			/* -W with -G: the last period is written, these blocks of it */
+			pcapng_whole_blocks(data, out->kept, 0, &blocks);
+			blockring_release(&r->ring, out->kept);
+			r->written += blocks;
+			*total += blocks;
+			*bytes += out->kept;
+			return 0;
+		}
 		blockring_release(&r->ring, take);
 		r->written += blocks;
 		*total += blocks;
@@ -217,7 +225,7 @@ int mgdump_write_loop(struct dump_output *out)
 {
 	uint64_t total = 0, bytes = 0, last_pkts = 0, last_bytes = 0;
 	uint64_t next_status = mgcap_now_ns(CLOCK_REALTIME) + 1000000000ULL, end = 0;
-	uint64_t next_expiry = 0, next_counters = 0;
+	uint64_t next_expiry = 0, next_counters = 0, next_alive = 0, watchdog_us = 0;
 	int tty = isatty(STDERR_FILENO) && !cfg.quiet && strcmp(cfg.path, "-");
 	int merged = cfg.merged && nreaders > 1;
 
@@ -228,6 +236,9 @@ int mgdump_write_loop(struct dump_output *out)
 	}
 	if (cfg.duration_s)
 		end = start_ns + (uint64_t)cfg.duration_s * 1000000000ULL;
+	/* under systemd with WatchdogSec=: the writer's passes say it is alive */
+	if (sd_watchdog_enabled(0, &watchdog_us) <= 0)
+		watchdog_us = 0;
 	for (;;) {
 		/*
 		 * Done once stopping with no reader left: a reader still in its
@@ -257,6 +268,10 @@ int mgdump_write_loop(struct dump_output *out)
 		}
 		if (postrotate.command)
 			postrotate_poll(&postrotate);
+		if (watchdog_us && mgcap_now_ns(CLOCK_MONOTONIC) >= next_alive) {
+			sd_notify(0, "WATCHDOG=1");
+			next_alive = mgcap_now_ns(CLOCK_MONOTONIC) + watchdog_us * 1000 / 2;
+		}
 		if (mgcap_now_ns(CLOCK_REALTIME) >= next_counters) {
 			mgdump_write_counters(out);
 			next_counters = mgcap_now_ns(CLOCK_REALTIME) + COUNTERS_EVERY_NS;
