@@ -148,11 +148,12 @@ t_mgdump_keeps_its_files_under_max_disk_and_max_age() {
 	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
 	mkdir "$TMP/rec" && echo "someone else's" >"$TMP/rec/other" || return 1
 	echo 1514 >/sys/class/net/mgt0/mgtestnic/frame_len
-	timeout 120 $MGDUMP -i mgt0 -C 1 --max-disk 3M -w "$TMP/rec/cap" -c 20000 -q \
-		>"$TMP/d" 2>&1 &
+	timeout 120 $MGDUMP -i mgt0 -C 1 --max-disk 3M -w "$TMP/rec/cap" -q >"$TMP/d" 2>&1 &
 	dump=$!
 	wait_readers mgt0 || return 1
 	echo "0 20000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_idle mgt0 && wait_drained || bad "mgdump never caught up"
+	kill -INT $dump
 	wait $dump || { bad "mgdump exited with $?: $(cat "$TMP/d")"; return 1; }
 	files=$(cd "$TMP/rec" && ls cap*)
 	bytes=$(cd "$TMP/rec" && cat $files | wc -c)
@@ -198,7 +199,7 @@ EOF
 	NOTIFY_SOCKET=$TMP/notify WATCHDOG_USEC=400000 timeout 60 $MGDUMP -i mgt0 \
 		-w "$TMP/out.pcapng" -q >"$TMP/d" 2>&1 &
 	dump=$!
-	wait_readers mgt0 || return 1
+	wait_text "$TMP/said" "READY=1" || { bad "never ready: $(cat "$TMP/d")"; return 1; }
 	sleep 2
 	kill -INT $dump
 	wait $dump || bad "mgdump exited with $?: $(cat "$TMP/d")"
@@ -207,7 +208,7 @@ EOF
 	alive=$(grep -c '^WATCHDOG=1' "$TMP/said")
 	say "READY=1, $alive x WATCHDOG=1 in 2 s at WATCHDOG_USEC=400000, $(tail -n 1 "$TMP/said")"
 	[ "$(head -n 1 "$TMP/said")" = "READY=1" ] || bad "first: $said"
-	[ "$alive" -ge 6 ] || bad "$alive keepalives in 2 s: $said"
+	[ "$alive" -ge 6 ] || bad "$alive keepalives in 2 s: $(echo $said)"
 	[ "$(tail -n 1 "$TMP/said")" = "STOPPING=1" ] || bad "last: $said"
 }
 

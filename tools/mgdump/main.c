@@ -66,6 +66,17 @@ int main(int argc, char **argv)
 
 	if (mgdump_parse_args(argc, argv))
 		return 2;
+	/* from the start: a stop while the sources open ends the run once they are */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_hangup;
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	/* POSIX's way to take a function from dlsym() */
 	*(void **)&tstamp_report = dlsym(RTLD_DEFAULT, MGCAP_TSTAMP_REPORT_SYMBOL);
 	if (mgdump_open_readers())
@@ -94,17 +105,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mgdump: %s\n", out.error);
 		return 1;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGTERM);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_hangup;
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
 	start_ns = mgcap_now_ns(CLOCK_REALTIME);
 	ret = mgdump_start_readers(&started);
 	if (!ret)

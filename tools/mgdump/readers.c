@@ -203,7 +203,8 @@ void mgdump_request_stop(int drain)
 		no_drain = 1;
 	stopping = 1;
 	for (i = 0; i < nreaders; i++)
-		pcap_breakloop(readers[i].pcap);
+		if (readers[i].pcap)	/* (a signal may come while they open) */
+			pcap_breakloop(readers[i].pcap);
 }
 
 void mgdump_stop_readers(size_t started)
