@@ -112,14 +112,15 @@ static void test_restart_knows_its_files(void)
 	CU_ASSERT_FATAL(retention_open(&rt, tmpl) == 0);
 	finish(&rt, dir, 0, 3, 1000);
 	retention_free(&rt);
-	snprintf(cmd, sizeof(cmd), "cd %s && mv f1 f1.gz && rm f2", dir);
+	/* f1 compressed, f0 half compressed when a crash came, f2 removed by hand */
+	snprintf(cmd, sizeof(cmd), "cd %s && mv f1 f1.gz && head -c 500 f0 >f0.gz && rm f2", dir);
 	CU_ASSERT_FATAL(system(cmd) == 0);
 	rt = (struct retention){ .max_bytes = 1500, .clock_s = fake_clock };
 	CU_ASSERT_FATAL(retention_open(&rt, tmpl) == 0);
 	CU_ASSERT_EQUAL(rt.n, 1);
 	listing(dir, ls, sizeof(ls));
 	CU_ASSERT_STRING_EQUAL(ls, ".f.files f3 ");
-	CU_ASSERT_EQUAL(rt.removed, 2);		/* f0, then f1.gz */
+	CU_ASSERT_EQUAL(rt.removed, 3);		/* f0 and f0.gz, then f1.gz */
 	retention_free(&rt);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CU_ASSERT(system(cmd) == 0);

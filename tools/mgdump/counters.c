@@ -70,6 +70,19 @@ static void write_json(FILE *f, const struct iface_counters *c, size_t n,
 	fputs("}\n", f);
 }
 
+/* A label's value as the text format has it: backslash, quote and newline escaped. */
+static void prom_label(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f);
+		if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
 /* One metric: its help and type, then a sample per interface. */
 static void prom_iface(FILE *f, const char *metric, const char *help,
 		       const struct iface_counters *c, size_t n, size_t field)
@@ -77,9 +90,11 @@ static void prom_iface(FILE *f, const char *metric, const char *help,
 	size_t i;
 
 	fprintf(f, "# HELP mgdump_%s %s\n# TYPE mgdump_%s counter\n", metric, help, metric);
-	for (i = 0; i < n; i++)
-		fprintf(f, "mgdump_%s{interface=\"%s\"} %" PRIu64 "\n", metric, c[i].name,
-			*(const uint64_t *)((const char *)&c[i] + field));
+	for (i = 0; i < n; i++) {
+		fprintf(f, "mgdump_%s{interface=\"", metric);
+		prom_label(f, c[i].name);
+		fprintf(f, "\"} %" PRIu64 "\n", *(const uint64_t *)((const char *)&c[i] + field));
+	}
 }
 
 static void prom_one(FILE *f, const char *metric, const char *type, const char *help,
@@ -140,20 +155,20 @@ void mgdump_write_counters(const struct dump_output *out)
 	struct statvfs fs;
 	size_t i;
 
-	if (!cfg.stats_path && !cfg.prometheus_path)
-		return;
 	for (i = 0; i < nreaders; i++) {
 		struct reader *r = &readers[i];
-		struct pcap_stat st = { 0 };
+		struct mgdump_counts now = { 0, 0, 0 };
 
-		mgdump_reader_stats(r, &st);
+		mgdump_reader_counts(r, &now);
 		c[i] = (struct iface_counters){
-			.name = ifs[i].name, .received = st.ps_recv, .written = r->written,
-			.ring_drops = st.ps_drop,
+			.name = ifs[i].name, .received = now.received, .written = r->written,
+			.ring_drops = now.dropped,
 			.buffer_drops = __atomic_load_n(&r->ring.dropped, __ATOMIC_RELAXED),
 			.tstamp = pcap_tstamp_type_val_to_name(r->tstamp_type),
 		};
 	}
+	if (!cfg.stats_path && !cfg.prometheus_path)
+		return;		/* (the counters were sampled all the same) */
 	if (retention.list[0]) {
 		d.kept_bytes = retention_bytes(&retention);
 		d.kept_known = 1;

@@ -127,15 +127,32 @@ static int start_period(struct dump_output *o, uint64_t now)
 	return 0;
 }
 
-/* 1: a file has @path; 0: none; -1: cannot tell (open() then says why) */
-static int exists(const char *path)
+const char *const dump_output_siblings[DUMP_OUTPUT_SIBLINGS] = {
+	"", ".gz", ".xz", ".zst", ".bz2", ".lz4"
+};
+
+/* 1: a file has @path + @suffix; 0: none; -1: cannot tell (open() then says why) */
+static int exists(const char *path, const char *suffix)
 {
-	if (access(path, F_OK) == 0)
+	char name[4200];
+
+	snprintf(name, sizeof(name), "%s%s", path, suffix);
+	if (access(name, F_OK) == 0)
 		return 1;
 	return errno == ENOENT ? 0 : -1;
 }
 
-/* how far a rotation looks for a free name before it gives up and overwrites */
+/* NAME, NAME.part or what a -z compressor made of NAME: 1 if one is there */
+static int name_taken(const char *name)
+{
+	int i, taken = exists(name, ".part");
+
+	for (i = 0; i < DUMP_OUTPUT_SIBLINGS && !taken; i++)
+		taken = exists(name, dump_output_siblings[i]);
+	return taken;
+}
+
+/* how far a rotation looks for a free name before it gives up */
 #define NAMES_TRIED	100000
 
 static int open_file(struct dump_output *o)
@@ -150,20 +167,21 @@ static int open_file(struct dump_output *o)
 		snprintf(o->current, sizeof(o->current), "standard output");
 		o->part[0] = '\0';
 	} else {
-		/* a rotation takes the next name no file has (a restart's, a crash's .part) */
+		/*
+		 * A rotation takes the next name no file has: a restart's, a
+		 * crash's .part, or one a -z command compressed.
+		 */
 		for (tried = 0;; tried++) {
-			int taken;
-
 			dump_output_file_name(o->current, sizeof(o->current), series, o->index,
 					      rotating, ring ? o->keep : 0);
 			snprintf(o->part, sizeof(o->part), "%s.part", o->current);
-			if (!rotating || ring || tried == NAMES_TRIED)
+			if (!rotating || ring || name_taken(o->current) <= 0)
 				break;
-			taken = exists(o->current);
-			if (!taken)
-				taken = exists(o->part);
-			if (taken <= 0)
-				break;
+			if (tried == NAMES_TRIED) {
+				snprintf(o->error, sizeof(o->error), "%s: no free name after %u tries",
+					 o->current, NAMES_TRIED);
+				return -1;
+			}
 			o->index++;
 		}
 		o->fd = open(o->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

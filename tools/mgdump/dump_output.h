@@ -81,6 +81,13 @@ int dump_output_rotate(struct dump_output *o);
 /* Writes the closing statistics blocks and closes; 0, or -1 with error set. */
 int dump_output_close(struct dump_output *o);
 
+/*
+ * What a -z compressor makes of NAME (NAME itself first): a name with any
+ * of these taken is taken, and retention counts and removes them all.
+ */
+#define DUMP_OUTPUT_SIBLINGS	6
+extern const char *const dump_output_siblings[DUMP_OUTPUT_SIBLINGS];
+
 /* The name of file @index, as tcpdump -C / -W name them. */
 void dump_output_file_name(char *buf, size_t len, const char *path, unsigned int index,
 			   int rotating, unsigned int keep);

@@ -16,14 +16,14 @@
 struct postrotate postrotate;
 struct retention retention;
 
-/* A finished file: its place among the files kept, then its -z command. */
+/* A finished file: its -z command, then (or else at once) its place among the files kept. */
 static void on_file_done(const char *path, void *arg)
 {
 	(void)arg;
-	if (retention.list[0])
-		retention_file_done(path, &retention);
 	if (postrotate.command)
 		postrotate_file_done(path, &postrotate);
+	else if (retention.list[0])
+		retention_file_done(path, &retention);
 }
 
 static void on_hangup(int sig)
@@ -100,6 +100,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "mgdump: %s\n", retention.error);
 			return 1;
 		}
+		postrotate.on_ran = retention_file_done;
+		postrotate.on_ran_arg = &retention;
 	}
 	if (dump_output_open(&out)) {
 		fprintf(stderr, "mgdump: %s\n", out.error);

@@ -51,9 +51,16 @@ struct reader {
 	uint64_t seen;		/* packets libpcap handed over */
 	uint64_t captured;	/* blocks put in the buffer */
 	uint64_t written;	/* by the writer */
-	struct pcap_stat last;	/* for the statistics blocks */
-	/* the counters when it stopped, what the capture was: set if it drained */
-	struct pcap_stat at_stop;
+	/*
+	 * libpcap's counters (32 bits, which wrap in minutes at line rate)
+	 * carried on in 64, under the lock: mgdump_reader_counts() samples
+	 * them, the writer every few seconds at least
+	 */
+	pthread_mutex_t counts_lock;
+	struct mgdump_counts {
+		uint64_t received, dropped, if_dropped;
+	} counts, at_stop;	/* at_stop: when it stopped, set if it drained */
+	struct pcap_stat raw;
 	int drained;
 	int tstamp_type;	/* PCAP_TSTAMP_*: what its stamps are */
 	uint32_t ns_per_frac;	/* ns in a unit of ts.tv_usec: 1, or 1000 from a source without ns */
@@ -86,8 +93,8 @@ int mgdump_start_readers(size_t *started);
  */
 void mgdump_request_stop(int drain);
 void mgdump_stop_readers(size_t started);	/* without a drain, and joins them */
-/* a reader's counters as of its stop if it drained, or as of now */
-int mgdump_reader_stats(struct reader *r, struct pcap_stat *st);
+/* a reader's counters as of its stop if it drained, or as of now; 0, or -1 */
+int mgdump_reader_counts(struct reader *r, struct mgdump_counts *c);
 int mgdump_readers_running(void);
 int mgdump_readers_joined(void);
 int mgdump_pin_writer(void);
@@ -96,7 +103,10 @@ int mgdump_pin_writer(void);
 int mgdump_write_loop(struct dump_output *out);
 void mgdump_wake_writer(void);
 
-/* counters.c: --stats and --prometheus written now (the writer: every few seconds, at the end) */
+/*
+ * counters.c: every reader's counters sampled, then --stats and --prometheus
+ * written (the writer: every few seconds, and at the end)
+ */
 void mgdump_write_counters(const struct dump_output *out);
 
 /* stats.c */

@@ -126,7 +126,7 @@ static const struct tool_option mgdump_options[] = {
 	  .type = TOOL_OPT_U32, .dest = &cfg.keep, .min = 1, .max = 100000 },
 	{ 'z', "postrotate", "COMMAND", "run COMMAND FILE for every finished file, one at a time",
 	  .type = TOOL_OPT_STRING, .dest = &cfg.postrotate },
-	{ OPT_MAX_DISK, "max-disk", "SIZE|N%", "keep mgdump's files under SIZE (500G) or N % of their file system, removing the oldest",
+	{ OPT_MAX_DISK, "max-disk", "SIZE|N%", "keep this mgdump's files under SIZE (500G) or N % of their file system, removing the oldest",
 	  .type = TOOL_OPT_FUNC, .dest = &cfg, .parse = parse_max_disk },
 	{ OPT_MAX_AGE, "max-age", "AGE", "remove mgdump's files older than AGE (90s, 15m, 12h, 7d, 2w)",
 	  .type = TOOL_OPT_FUNC, .dest = &cfg.max_age_s, .parse = parse_max_age },
@@ -245,6 +245,17 @@ int mgdump_parse_args(int argc, char **argv)
 	    !cfg.rotate_bytes && !cfg.rotate_seconds) {
 		fprintf(stderr, "mgdump: %s needs files to remove: -C or -G\n",
 			cfg.max_age_s ? "--max-age" : "--max-disk");
+		return -1;
+	}
+	if (cfg.max_disk_bytes && cfg.rotate_bytes && cfg.max_disk_bytes < 2 * cfg.rotate_bytes) {
+		fprintf(stderr, "mgdump: --max-disk below two -C files would remove each file as it "
+			"is finished\n");
+		return -1;
+	}
+	if ((cfg.max_disk_bytes || cfg.max_disk_percent || cfg.max_age_s) &&
+	    strpbrk(cfg.path, "\n\r")) {
+		fprintf(stderr, "mgdump: a file name with a line break cannot be listed for "
+			"--max-disk or --max-age\n");
 		return -1;
 	}
 	if (cfg.keep && cfg.rotate_bytes && !cfg.rotate_seconds &&

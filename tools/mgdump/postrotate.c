@@ -11,12 +11,8 @@
 
 extern char **environ;
 
-/* What the command's end says: reported when it failed. */
-static void ended(struct postrotate *pr, int status)
+static void report_failure(struct postrotate *pr, int status)
 {
-	pr->ran++;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return;
 	pr->failed++;
 	if (WIFEXITED(status))
 		fprintf(stderr, "mgdump: -z %s %s: exit status %d\n", pr->command,
@@ -24,6 +20,16 @@ static void ended(struct postrotate *pr, int status)
 	else
 		fprintf(stderr, "mgdump: -z %s %s: killed by signal %d\n", pr->command,
 			pr->running_file, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* What the command's end says, reported when it failed; the file passed on. */
+static void ended(struct postrotate *pr, int status)
+{
+	pr->ran++;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		report_failure(pr, status);
+	if (pr->on_ran)
+		pr->on_ran(pr->running_file, pr->on_ran_arg);
 }
 
 /* The oldest queued file's command, started; a failure to start is reported. */
@@ -65,6 +71,8 @@ static void start_next(struct postrotate *pr)
 			strerror(err));
 		pr->running = 0;
 		pr->failed++;
+		if (pr->on_ran)
+			pr->on_ran(pr->running_file, pr->on_ran_arg);
 	}
 }
 

@@ -18,6 +18,9 @@
 struct postrotate {
 	const char *command;
 	volatile sig_atomic_t *abandon;	/* NULL: never */
+	/* told of each file whose command ended, or could not start (NULL: nobody) */
+	void (*on_ran)(const char *path, void *arg);
+	void *on_ran_arg;
 	char **queue;		/* file names waiting, oldest first */
 	size_t queued, cap;
 	pid_t running;		/* 0: none */

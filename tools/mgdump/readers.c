@@ -4,6 +4,7 @@
  * as enhanced packet blocks into its own buffer, then wakes the writer.
  */
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,18 +60,14 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *b
  */
 static void drain(struct reader *r)
 {
-	if (no_drain || pcap_stats(r->pcap, &r->at_stop) < 0)
+	if (no_drain || mgdump_reader_counts(r, &r->at_stop) < 0)
 		return;
 	r->drained = 1;
-	while (!no_drain) {
-		/* libpcap's counters are 32 bits: so is what is left of them */
-		uint32_t left = (uint32_t)(r->at_stop.ps_recv - r->at_stop.ps_drop) -
-				(uint32_t)r->seen;
-		int n;
+	while (!no_drain && r->seen < r->at_stop.received - r->at_stop.dropped) {
+		uint64_t left = r->at_stop.received - r->at_stop.dropped - r->seen;
+		int n = pcap_dispatch(r->pcap, left > INT_MAX ? INT_MAX : (int)left, on_packet,
+				      (u_char *)r);
 
-		if (!left || left > INT_MAX)
-			break;
-		n = pcap_dispatch(r->pcap, (int)left, on_packet, (u_char *)r);
 		if (n == PCAP_ERROR_BREAK)
 			continue;	/* the stop's own pcap_breakloop(), or a drain's */
 		if (n <= 0)
@@ -108,14 +105,28 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-int mgdump_reader_stats(struct reader *r, struct pcap_stat *st)
+int mgdump_reader_counts(struct reader *r, struct mgdump_counts *c)
 {
+	struct pcap_stat st;
+	int ret;
+
 	/* every reader gone: their drains are over (readers_running pairs with that) */
 	if (!mgdump_readers_running() && r->drained) {
-		*st = r->at_stop;
+		*c = r->at_stop;
 		return 0;
 	}
-	return pcap_stats(r->pcap, st);
+	pthread_mutex_lock(&r->counts_lock);
+	ret = pcap_stats(r->pcap, &st);
+	if (ret == 0) {
+		/* what each grew since the last look, modulo 2^32 */
+		r->counts.received += (u_int)(st.ps_recv - r->raw.ps_recv);
+		r->counts.dropped += (u_int)(st.ps_drop - r->raw.ps_drop);
+		r->counts.if_dropped += (u_int)(st.ps_ifdrop - r->raw.ps_ifdrop);
+		r->raw = st;
+	}
+	*c = r->counts;
+	pthread_mutex_unlock(&r->counts_lock);
+	return ret < 0 ? -1 : 0;
 }
 
 int mgdump_readers_running(void)

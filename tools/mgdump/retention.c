@@ -10,28 +10,41 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dump_output.h"
 #include "retention.h"
-
-static const char *const compressed[] = { "", ".gz", ".xz", ".zst", ".bz2", ".lz4" };
 
 static uint64_t now_s(const struct retention *rt)
 {
 	return rt->clock_s ? rt->clock_s() : (uint64_t)time(NULL);
 }
 
-/* Where file @f is now (itself, or a compressed sibling) and its size; 0 if it is gone. */
-static int locate(const struct retained_file *f, char *where, size_t len, uint64_t *bytes)
+/* The bytes of file @f: itself and what a -z command made of it; 0 if nothing is left. */
+static uint64_t measure(const struct retained_file *f)
+{
+	uint64_t bytes = 0;
+	size_t i;
+
+	for (i = 0; i < DUMP_OUTPUT_SIBLINGS; i++) {
+		char where[4200];
+		struct stat st;
+
+		snprintf(where, sizeof(where), "%s%s", f->path, dump_output_siblings[i]);
+		if (stat(where, &st) == 0 && S_ISREG(st.st_mode))
+			bytes += (uint64_t)st.st_size;
+	}
+	return bytes;
+}
+
+static int present(const struct retained_file *f)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(compressed) / sizeof(compressed[0]); i++) {
-		struct stat st;
+	for (i = 0; i < DUMP_OUTPUT_SIBLINGS; i++) {
+		char where[4200];
 
-		snprintf(where, len, "%s%s", f->path, compressed[i]);
-		if (stat(where, &st) == 0 && S_ISREG(st.st_mode)) {
-			*bytes = (uint64_t)st.st_size;
+		snprintf(where, sizeof(where), "%s%s", f->path, dump_output_siblings[i]);
+		if (access(where, F_OK) == 0)
 			return 1;
-		}
 	}
 	return 0;
 }
@@ -51,13 +64,30 @@ static void save(struct retention *rt)
 	}
 	for (i = 0; i < rt->n; i++)
 		fprintf(f, "%" PRIu64 " %s\n", rt->files[i].done_s, rt->files[i].path);
-	if (fclose(f) || rename(tmp, rt->list))
+	/* on the disk before its name: a crash leaves the old list or the new, whole */
+	if (fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, rt->list))
 		fprintf(stderr, "mgdump: %s: %s\n", rt->list, strerror(errno));
+}
+
+static void forget(struct retention *rt, size_t i)
+{
+	free(rt->files[i].path);
+	memmove(rt->files + i, rt->files + i + 1, (rt->n - i - 1) * sizeof(*rt->files));
+	rt->n--;
 }
 
 static int add(struct retention *rt, const char *path, uint64_t done_s)
 {
 	char *copy;
+	size_t i;
+
+	/* a name written again (a -C -W ring): the newer file is the one kept */
+	for (i = 0; i < rt->n; i++) {
+		if (!strcmp(rt->files[i].path, path)) {
+			forget(rt, i);
+			break;
+		}
+	}
 
 	if (rt->n == rt->cap) {
 		size_t cap = rt->cap ? 2 * rt->cap : 64;
@@ -73,37 +103,54 @@ static int add(struct retention *rt, const char *path, uint64_t done_s)
 		return -1;
 	rt->files[rt->n].path = copy;
 	rt->files[rt->n].done_s = done_s;
+	rt->files[rt->n].bytes = measure(&rt->files[rt->n]);
 	rt->n++;
 	return 0;
 }
 
-/* The oldest file removed from the disk and the list. */
+/* The oldest file removed from the disk, with what a -z command made of it, and from the list. */
 static void remove_oldest(struct retention *rt)
 {
-	char where[4200];
-	uint64_t bytes;
+	const struct retained_file *f = &rt->files[0];
+	size_t i;
 
-	if (locate(&rt->files[0], where, sizeof(where), &bytes)) {
+	for (i = 0; i < DUMP_OUTPUT_SIBLINGS; i++) {
+		char where[4200];
+		struct stat st;
+
+		snprintf(where, sizeof(where), "%s%s", f->path, dump_output_siblings[i]);
+		if (stat(where, &st) || !S_ISREG(st.st_mode))
+			continue;
 		if (unlink(where) == 0) {
 			rt->removed++;
-			rt->removed_bytes += bytes;
+			rt->removed_bytes += (uint64_t)st.st_size;
 		} else if (errno != ENOENT) {
 			fprintf(stderr, "mgdump: removing %s: %s\n", where, strerror(errno));
 		}
 	}
-	free(rt->files[0].path);
-	memmove(rt->files, rt->files + 1, --rt->n * sizeof(*rt->files));
+	forget(rt, 0);
+}
+
+/* The files' bytes as they are now (a -z command may have compressed some): one pass. */
+static uint64_t remeasure(struct retention *rt)
+{
+	uint64_t total = 0;
+	size_t i;
+
+	for (i = 0; i < rt->n; i++) {
+		rt->files[i].bytes = measure(&rt->files[i]);
+		total += rt->files[i].bytes;
+	}
+	return total;
 }
 
 uint64_t retention_bytes(const struct retention *rt)
 {
-	uint64_t total = 0, bytes;
-	char where[4200];
+	uint64_t total = 0;
 	size_t i;
 
 	for (i = 0; i < rt->n; i++)
-		if (locate(&rt->files[i], where, sizeof(where), &bytes))
-			total += bytes;
+		total += rt->files[i].bytes;
 	return total;
 }
 
@@ -143,10 +190,12 @@ void retention_expire(struct retention *rt)
 
 void retention_apply(struct retention *rt)
 {
-	uint64_t limit = size_limit(rt);
+	uint64_t limit = size_limit(rt), total;
 	int changed = expire(rt);
 
-	while (rt->n && limit && retention_bytes(rt) > limit) {
+	total = limit ? remeasure(rt) : 0;
+	while (rt->n && limit && total > limit) {
+		total -= rt->files[0].bytes;
 		remove_oldest(rt);
 		changed = 1;
 	}
@@ -168,7 +217,7 @@ void retention_file_done(const char *path, void *arg)
 
 int retention_open(struct retention *rt, const char *path)
 {
-	char copy[sizeof(rt->list)], line[4200], where[4200];
+	char copy[sizeof(rt->list)], line[4200];
 	char *dir, *base;
 	size_t n;
 	FILE *f;
@@ -191,7 +240,7 @@ int retention_open(struct retention *rt, const char *path)
 	f = fopen(rt->list, "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		struct retained_file file;
-		uint64_t done_s, bytes;
+		uint64_t done_s;
 		char *name;
 
 		n = strlen(line);
@@ -201,7 +250,7 @@ int retention_open(struct retention *rt, const char *path)
 		if (*name++ != ' ')
 			continue;
 		file.path = name;
-		if (locate(&file, where, sizeof(where), &bytes) && add(rt, name, done_s)) {
+		if (present(&file) && add(rt, name, done_s)) {
 			fclose(f);
 			snprintf(rt->error, sizeof(rt->error), "%s: out of memory", rt->list);
 			return -1;

@@ -7,7 +7,8 @@
  * mgdump's is a list beside them (DIR/.NAME.files, NAME the last part of
  * the -w template), so a restarted mgdump knows its earlier runs' files.  A
  * -z command that compresses a file is followed: NAME.gz, .xz, .zst, .bz2
- * or .lz4 counts in its place.
+ * or .lz4 counts with it and goes with it.  With -z, a file is retention's
+ * once its command has ended, never while it runs.
  */
 #ifndef MGDUMP_RETENTION_H
 #define MGDUMP_RETENTION_H
@@ -24,6 +25,7 @@ struct retention {
 	struct retained_file {
 		char *path;		/* as finished; the file may be a compressed sibling now */
 		uint64_t done_s;
+		uint64_t bytes;		/* its siblings' too, as last measured */
 	} *files;
 	size_t n, cap;
 	uint64_t removed, removed_bytes;	/* by this run */
@@ -45,7 +47,7 @@ void retention_apply(struct retention *rt);
 /* Applies the age alone (cheap: once a second while files are few and long). */
 void retention_expire(struct retention *rt);
 
-/* The bytes of the files kept. */
+/* The bytes of the files kept, as last measured. */
 uint64_t retention_bytes(const struct retention *rt);
 
 void retention_free(struct retention *rt);

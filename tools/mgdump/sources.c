@@ -187,6 +187,7 @@ int mgdump_open_readers(void)
 			return -1;
 		}
 		r->mgcap = !strncmp(sources[i], MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX));
+		pthread_mutex_init(&r->counts_lock, NULL);
 		/* not for a -z command: AF_PACKET's socket is not close-on-exec */
 		if (pcap_get_selectable_fd(r->pcap) >= 0)
 			(void)fcntl(pcap_get_selectable_fd(r->pcap), F_SETFD, FD_CLOEXEC);

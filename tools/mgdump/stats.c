@@ -34,12 +34,14 @@ void mgdump_collect_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 	for (i = 0; i < n && i < nreaders; i++) {
 		struct reader *r = &readers[i];
 
-		mgdump_reader_stats(r, &r->last);
+		struct mgdump_counts c = { 0, 0, 0 };
+
+		mgdump_reader_counts(r, &c);
 		st[i].start_ns = start_ns;
 		st[i].end_ns = now;
-		st[i].received = r->last.ps_recv;
-		st[i].if_dropped = r->last.ps_ifdrop;
-		st[i].os_dropped = r->last.ps_drop;
+		st[i].received = c.received;
+		st[i].if_dropped = c.if_dropped;
+		st[i].os_dropped = c.dropped;
 		st[i].delivered = r->written;
 		st[i].buffer_dropped = __atomic_load_n(&r->ring.dropped, __ATOMIC_RELAXED);
 		tstamp_note(r, st[i].note, sizeof(st[i].note));
@@ -52,11 +54,11 @@ void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t byte
 	size_t i;
 
 	for (i = 0; i < nreaders; i++) {
-		struct pcap_stat st;
+		struct mgdump_counts c;
 
-		if (mgdump_reader_stats(&readers[i], &st) == 0) {
-			received += st.ps_recv;
-			ring_drops += st.ps_drop;
+		if (mgdump_reader_counts(&readers[i], &c) == 0) {
+			received += c.received;
+			ring_drops += c.dropped;
 		}
 		pkts += readers[i].written;
 		buf_drops += __atomic_load_n(&readers[i].ring.dropped, __ATOMIC_RELAXED);

@@ -272,13 +272,14 @@ int mgdump_write_loop(struct dump_output *out)
 			sd_notify(0, "WATCHDOG=1");
 			next_alive = mgcap_now_ns(CLOCK_MONOTONIC) + watchdog_us * 1000 / 2;
 		}
-		if (mgcap_now_ns(CLOCK_REALTIME) >= next_counters) {
+		/* (also so that libpcap's 32-bit counters are carried on before they wrap) */
+		if (mgcap_now_ns(CLOCK_MONOTONIC) >= next_counters) {
 			mgdump_write_counters(out);
-			next_counters = mgcap_now_ns(CLOCK_REALTIME) + COUNTERS_EVERY_NS;
+			next_counters = mgcap_now_ns(CLOCK_MONOTONIC) + COUNTERS_EVERY_NS;
 		}
-		if (retention.max_age_s && mgcap_now_ns(CLOCK_REALTIME) >= next_expiry) {
+		if (retention.max_age_s && mgcap_now_ns(CLOCK_MONOTONIC) >= next_expiry) {
 			retention_expire(&retention);
-			next_expiry = mgcap_now_ns(CLOCK_REALTIME) + 1000000000ULL;
+			next_expiry = mgcap_now_ns(CLOCK_MONOTONIC) + 1000000000ULL;
 		}
 		failed = merged ? write_in_order(out, &total, &bytes, &idle, &held) :
 				  write_as_read(out, &total, &bytes, &idle);
