@@ -592,6 +592,47 @@ static void test_next_ex_keeps_its_packet_past_rejected_records(void)
 	set_nic("vlan_tci", "0");
 }
 
+/*
+ * Frames the filter rejects give their ring space back as the read goes:
+ * tagged frames (the kernel's filter cannot judge them) that a filter in
+ * user space rejects, 3,000 paced at 20,000 a second into a 64 KiB ring
+ * (about 400 records) while one blocking read of 2 s rejects them all.
+ */
+static void test_rejected_frames_give_their_space_back(void)
+{
+	char err[PCAP_ERRBUF_SIZE], name[64];
+	struct bpf_program prog;
+	struct pcap_stat st;
+	int n = 0, ret;
+	pcap_t *p;
+
+	set_nic("vlan_tci", "100");
+	snprintf(name, sizeof(name), "mgcap:%s@0", dev);
+	p = pcap_create(name, err);
+	pcap_set_timeout(p, 2000);
+	if (!p || pcap_activate(p) < 0 ||
+	    pcap_compile(p, &prog, "vlan and udp dst port 1", 1, PCAP_NETMASK_UNKNOWN) ||
+	    pcap_setfilter(p, &prog)) {
+		check(0, "open with a filter", "%s", p ? pcap_geterr(p) : err);
+		set_nic("vlan_tci", "0");
+		if (p)
+			pcap_close(p);
+		return;
+	}
+	pcap_freecode(&prog);
+	set_nic("rate_pps", "20000");
+	generate("0 3000");
+	ret = pcap_dispatch(p, -1, count_cb, (u_char *)&n);
+	set_nic("rate_pps", "0");
+	pcap_stats(p, &st);
+	check(ret == 0 && n == 0 && st.ps_recv >= 3000 && st.ps_drop == 0,
+	      "frames the filter rejects give their ring space back",
+	      "read returned %d with %d frames; %u received, %u dropped", ret, n, st.ps_recv,
+	      st.ps_drop);
+	pcap_close(p);
+	set_nic("vlan_tci", "0");
+}
+
 /* The control page of the ring mapped from /dev/mgcap/NODE, or NULL. */
 static volatile struct mgcap_ring_ctrl *mapped_ring(const char *node)
 {
@@ -667,6 +708,7 @@ int main(int argc, char **argv)
 	test_event_loop_holding_loses_nothing();
 	test_zero_copy_and_stats();
 	test_next_ex_keeps_its_packet_past_rejected_records();
+	test_rejected_frames_give_their_space_back();
 	test_overwritten_read_index_ends_the_read();
 	printf("pcaptest: %d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
