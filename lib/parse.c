@@ -8,17 +8,23 @@
 
 #include "parse.h"
 
+/* The decimal number @s starts with (no sign, no space): 0 and *@end after it, or -1. */
+static int leading_number(const char *s, unsigned long long *v, char **end)
+{
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, end, 10);
+	return errno ? -1 : 0;
+}
+
 int mgcap_parse_size(const char *s, uint64_t *bytes)
 {
 	unsigned long long v;
 	unsigned int shift = 0;
 	char *end;
 
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
+	if (leading_number(s, &v, &end))
 		return -1;
 	switch (toupper((unsigned char)*end)) {
 	case 'K':
@@ -61,11 +67,7 @@ int mgcap_parse_duration(const char *s, uint64_t *seconds)
 	char *end;
 	size_t i;
 
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
+	if (leading_number(s, &v, &end))
 		return -1;
 	for (i = 0; *end && i < sizeof(units) / sizeof(units[0]); i++) {
 		if (*end == units[i].unit) {
@@ -85,11 +87,7 @@ int mgcap_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v)
 	unsigned long long n;
 	char *end;
 
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno || *end || n < min || n > max)
+	if (leading_number(s, &n, &end) || *end || n < min || n > max)
 		return -1;
 	*v = (uint32_t)n;
 	return 0;

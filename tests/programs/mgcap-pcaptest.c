@@ -515,6 +515,33 @@ static void test_zero_copy_and_stats(void)
 }
 
 /*
+ * @name opened with @tstamp stamps and the filter @expr (over tagged frames,
+ * which the kernel's filter cannot judge), or NULL, the test failed and the
+ * tag gone again.
+ */
+static pcap_t *open_filtered(const char *name, int timeout_ms, int tstamp, const char *expr)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	struct bpf_program prog;
+	pcap_t *p = pcap_create(name, err);
+
+	if (p) {
+		pcap_set_timeout(p, timeout_ms);
+		pcap_set_tstamp_type(p, tstamp);
+	}
+	if (!p || pcap_activate(p) < 0 ||
+	    pcap_compile(p, &prog, expr, 1, PCAP_NETMASK_UNKNOWN) || pcap_setfilter(p, &prog)) {
+		check(0, "open with a filter", "%s", p ? pcap_geterr(p) : err);
+		set_nic("vlan_tci", "0");
+		if (p)
+			pcap_close(p);
+		return NULL;
+	}
+	pcap_freecode(&prog);
+	return p;
+}
+
+/*
  * Queues 0 and 1 at the same sequence number, so that their frames
  * alternate in stamp order; before a handle opens, which discards them.
  */
@@ -548,8 +575,7 @@ static void equal_sequences(void)
  */
 static void test_next_ex_keeps_its_packet_past_rejected_records(void)
 {
-	char err[PCAP_ERRBUF_SIZE], name[64];
-	struct bpf_program prog;
+	char name[64];
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	u_char copy[128];
@@ -559,19 +585,10 @@ static void test_next_ex_keeps_its_packet_past_rejected_records(void)
 	set_nic("vlan_tci", "100");
 	equal_sequences();
 	snprintf(name, sizeof(name), "mgcap:%s", dev);
-	p = pcap_create(name, err);
-	pcap_set_timeout(p, 200);
-	pcap_set_tstamp_type(p, PCAP_TSTAMP_ADAPTER_UNSYNCED);
-	if (!p || pcap_activate(p) < 0 ||
-	    pcap_compile(p, &prog, "vlan and udp src port 10001 and ip[4:2] & 31 = 0", 1,
-			 PCAP_NETMASK_UNKNOWN) || pcap_setfilter(p, &prog)) {
-		check(0, "open with a filter", "%s", p ? pcap_geterr(p) : err);
-		set_nic("vlan_tci", "0");
-		if (p)
-			pcap_close(p);
+	p = open_filtered(name, 200, PCAP_TSTAMP_ADAPTER_UNSYNCED,
+			  "vlan and udp src port 10001 and ip[4:2] & 31 = 0");
+	if (!p)
 		return;
-	}
-	pcap_freecode(&prog);
 	generate("all 100");
 	for (i = 0, ret = 1; i < 2 && ret == 1; i++) {
 		ret = pcap_next_ex(p, &h, &data);
@@ -600,26 +617,16 @@ static void test_next_ex_keeps_its_packet_past_rejected_records(void)
  */
 static void test_rejected_frames_give_their_space_back(void)
 {
-	char err[PCAP_ERRBUF_SIZE], name[64];
-	struct bpf_program prog;
+	char name[64];
 	struct pcap_stat st;
 	int n = 0, ret;
 	pcap_t *p;
 
 	set_nic("vlan_tci", "100");
 	snprintf(name, sizeof(name), "mgcap:%s@0", dev);
-	p = pcap_create(name, err);
-	pcap_set_timeout(p, 2000);
-	if (!p || pcap_activate(p) < 0 ||
-	    pcap_compile(p, &prog, "vlan and udp dst port 1", 1, PCAP_NETMASK_UNKNOWN) ||
-	    pcap_setfilter(p, &prog)) {
-		check(0, "open with a filter", "%s", p ? pcap_geterr(p) : err);
-		set_nic("vlan_tci", "0");
-		if (p)
-			pcap_close(p);
+	p = open_filtered(name, 2000, PCAP_TSTAMP_HOST, "vlan and udp dst port 1");
+	if (!p)
 		return;
-	}
-	pcap_freecode(&prog);
 	set_nic("rate_pps", "20000");
 	generate("0 3000");
 	ret = pcap_dispatch(p, -1, count_cb, (u_char *)&n);
