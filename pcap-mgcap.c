@@ -697,6 +697,13 @@ PCAP_API_DEF int pcap_mgcap_tstamp_report(pcap_t *p, char *buf, size_t len)
 		used = strlen(buf);
 		mgcap_adapter_describe(&pm->devs[i].conv, buf + used, len - used);
 	}
+	/* what the order was worth, for a capture file's statistics */
+	if (len && pm->merge.n > 1) {
+		size_t used = strlen(buf);
+
+		snprintf(buf + used, len - used, "%s%llu delivered out of stamp order",
+			 used ? "; " : "", (unsigned long long)pm->merge.order.out_of_order);
+	}
 	return pm->tstamp_type;
 }
 
