@@ -44,7 +44,7 @@ t_mgdump_merged_in_stamp_order() {
 	wait $dump || return 1
 	$PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 2000 || return 1
 	# what the order was worth, in the interface's statistics: nothing came late
-	strings "$TMP/out.pcapng" | grep -q "; 0 delivered out of stamp order" ||
+	strings "$TMP/out.pcapng" | grep -q " 0 delivered out of stamp order" ||
 		bad "statistics: $(strings "$TMP/out.pcapng" | grep 'buffer drops')"
 }
 
