@@ -52,11 +52,9 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *b
  * After a stop: what the ring took before it and the reader has not read
  * yet goes to the buffer too, up to the ring's count at the stop, so that
  * written + dropped in the buffer + dropped in the ring = received then.
- * Reads that block, as AF_PACKET hands a block over only when it is full or
- * at the read timeout.  It ends: each read delivers (up to a count it
- * cannot pass), or delivers nothing within the read timeout (the ring ran
- * dry, or a filter in user space rejects what comes), or is broken by a
- * stop without a drain.
+ * It ends: each read delivers (up to a count it cannot pass), or delivers
+ * nothing within the read timeout (the ring ran dry, or a filter in user
+ * space rejects what comes), or is broken by a stop without a drain.
  */
 static void drain(struct reader *r)
 {
