@@ -612,8 +612,10 @@ static void test_next_ex_keeps_its_packet_past_rejected_records(void)
 /*
  * Frames the filter rejects give their ring space back as the read goes:
  * tagged frames (the kernel's filter cannot judge them) that a filter in
- * user space rejects, 3,000 paced at 20,000 a second into a 64 KiB ring
- * (about 400 records) while one blocking read of 2 s rejects them all.
+ * user space rejects, 3,000 paced at 5,000 a second into a 64 KiB ring
+ * (about 400 records, 80 ms of them) while one blocking read of 2 s
+ * rejects them all.  Space kept until the read's end would drop all but
+ * the 400; a tenth is left for an emulated CPU's late wakeups.
  */
 static void test_rejected_frames_give_their_space_back(void)
 {
@@ -627,12 +629,12 @@ static void test_rejected_frames_give_their_space_back(void)
 	p = open_filtered(name, 2000, PCAP_TSTAMP_HOST, "vlan and udp dst port 1");
 	if (!p)
 		return;
-	set_nic("rate_pps", "20000");
+	set_nic("rate_pps", "5000");
 	generate("0 3000");
 	ret = pcap_dispatch(p, -1, count_cb, (u_char *)&n);
 	set_nic("rate_pps", "0");
 	pcap_stats(p, &st);
-	check(ret == 0 && n == 0 && st.ps_recv >= 3000 && st.ps_drop == 0,
+	check(ret == 0 && n == 0 && st.ps_recv >= 3000 && st.ps_drop < 300,
 	      "frames the filter rejects give their ring space back",
 	      "read returned %d with %d frames; %u received, %u dropped", ret, n, st.ps_recv,
 	      st.ps_drop);
