@@ -170,8 +170,8 @@ t_adapter_stamps_as_a_user_in_the_capture_group() {
 	systemd-tmpfiles --create mgcap.conf || bad "systemd-tmpfiles --create mgcap.conf"
 	[ "$(stat -c '%a %G' /run/mgcap/hwtstamp)" = "2770 mgcap" ] ||
 		bad "/run/mgcap/hwtstamp: $(stat -c '%a %G' /run/mgcap/hwtstamp)"
-	$MGCAP hwtstamp mgt0 | grep -q "current receive filter: none" ||
-		bad "the first capture left the stamping on: $($MGCAP hwtstamp mgt0)"
+	$MGCAP hwtstamp mgt0 show | grep -q "current receive filter: none" ||
+		bad "the first capture left the stamping on: $($MGCAP hwtstamp mgt0 show)"
 	for c in first:200 second:2000; do
 		start_until "${c%:*}" "^File: " as_user wireshark,mgcap dumpcap -i mgcap:mgt0 \
 			--time-stamp-type adapter -c "${c#*:}" -w "$USERDIR/${c%:*}.pcapng" || return 1
@@ -179,12 +179,12 @@ t_adapter_stamps_as_a_user_in_the_capture_group() {
 	wait_readers mgt0 2 || return 1
 	echo "all 100" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_end first >/dev/null || bad "the first dumpcap failed: $(cat "$TMP/first")"
-	$MGCAP hwtstamp mgt0 | grep -q "current receive filter: all" ||
-		bad "the first capture took the second's stamping: $($MGCAP hwtstamp mgt0)"
+	$MGCAP hwtstamp mgt0 show | grep -q "current receive filter: all" ||
+		bad "the first capture took the second's stamping: $($MGCAP hwtstamp mgt0 show)"
 	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_end second >/dev/null || bad "the second dumpcap failed: $(cat "$TMP/second")"
-	$MGCAP hwtstamp mgt0 | grep -q "current receive filter: none" ||
-		bad "the last capture left the stamping on: $($MGCAP hwtstamp mgt0)"
+	$MGCAP hwtstamp mgt0 show | grep -q "current receive filter: none" ||
+		bad "the last capture left the stamping on: $($MGCAP hwtstamp mgt0 show)"
 
 	# what the node lets the group do: read, never set (EACCES from the kernel)
 	as_user wireshark,mgcap python3 -c '
