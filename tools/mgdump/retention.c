@@ -18,35 +18,27 @@ static uint64_t now_s(const struct retention *rt)
 	return rt->clock_s ? rt->clock_s() : (uint64_t)time(NULL);
 }
 
-/* The bytes of file @f: itself and what a -z command made of it; 0 if nothing is left. */
-static uint64_t measure(const struct retained_file *f)
+/*
+ * How many of file @f's names are there (itself, and what a -z command made
+ * of it), with their bytes in *@bytes; 0: nothing is left of it.
+ */
+static int measure(const struct retained_file *f, uint64_t *bytes)
 {
-	uint64_t bytes = 0;
+	int found = 0;
 	size_t i;
 
+	*bytes = 0;
 	for (i = 0; i < DUMP_OUTPUT_SIBLINGS; i++) {
 		char where[4200];
 		struct stat st;
 
 		snprintf(where, sizeof(where), "%s%s", f->path, dump_output_siblings[i]);
-		if (stat(where, &st) == 0 && S_ISREG(st.st_mode))
-			bytes += (uint64_t)st.st_size;
+		if (stat(where, &st) == 0 && S_ISREG(st.st_mode)) {
+			*bytes += (uint64_t)st.st_size;
+			found++;
+		}
 	}
-	return bytes;
-}
-
-static int present(const struct retained_file *f)
-{
-	size_t i;
-
-	for (i = 0; i < DUMP_OUTPUT_SIBLINGS; i++) {
-		char where[4200];
-
-		snprintf(where, sizeof(where), "%s%s", f->path, dump_output_siblings[i]);
-		if (access(where, F_OK) == 0)
-			return 1;
-	}
-	return 0;
+	return found;
 }
 
 /* The list rewritten whole, then renamed over the old one. */
@@ -76,7 +68,7 @@ static void forget(struct retention *rt, size_t i)
 	rt->n--;
 }
 
-static int add(struct retention *rt, const char *path, uint64_t done_s)
+static int add(struct retention *rt, const char *path, uint64_t done_s, uint64_t bytes)
 {
 	char *copy;
 	size_t i;
@@ -103,7 +95,7 @@ static int add(struct retention *rt, const char *path, uint64_t done_s)
 		return -1;
 	rt->files[rt->n].path = copy;
 	rt->files[rt->n].done_s = done_s;
-	rt->files[rt->n].bytes = measure(&rt->files[rt->n]);
+	rt->files[rt->n].bytes = bytes;
 	rt->n++;
 	return 0;
 }
@@ -138,7 +130,7 @@ static uint64_t remeasure(struct retention *rt)
 	size_t i;
 
 	for (i = 0; i < rt->n; i++) {
-		rt->files[i].bytes = measure(&rt->files[i]);
+		measure(&rt->files[i], &rt->files[i].bytes);
 		total += rt->files[i].bytes;
 	}
 	return total;
@@ -206,8 +198,11 @@ void retention_apply(struct retention *rt)
 void retention_file_done(const char *path, void *arg)
 {
 	struct retention *rt = arg;
+	struct retained_file file = { .path = (char *)path };
+	uint64_t bytes;
 
-	if (add(rt, path, now_s(rt))) {
+	measure(&file, &bytes);
+	if (add(rt, path, now_s(rt), bytes)) {
 		fprintf(stderr, "mgdump: %s: out of memory\n", path);
 		return;
 	}
@@ -240,7 +235,7 @@ int retention_open(struct retention *rt, const char *path)
 	f = fopen(rt->list, "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		struct retained_file file;
-		uint64_t done_s;
+		uint64_t done_s, bytes;
 		char *name;
 
 		n = strlen(line);
@@ -250,7 +245,7 @@ int retention_open(struct retention *rt, const char *path)
 		if (*name++ != ' ')
 			continue;
 		file.path = name;
-		if (present(&file) && add(rt, name, done_s)) {
+		if (measure(&file, &bytes) && add(rt, name, done_s, bytes)) {
 			fclose(f);
 			snprintf(rt->error, sizeof(rt->error), "%s: out of memory", rt->list);
 			return -1;

@@ -225,7 +225,7 @@ int mgdump_write_loop(struct dump_output *out)
 {
 	uint64_t total = 0, bytes = 0, last_pkts = 0, last_bytes = 0;
 	uint64_t next_status = mgcap_now_ns(CLOCK_REALTIME) + 1000000000ULL, end = 0;
-	uint64_t next_expiry = 0, next_counters = 0, next_alive = 0, watchdog_us = 0;
+	uint64_t next_expiry = 0, next_counters = 0, next_alive = 0, watchdog_us = 0, mono;
 	int tty = isatty(STDERR_FILENO) && !cfg.quiet && strcmp(cfg.path, "-");
 	int merged = cfg.merged && nreaders > 1;
 
@@ -268,18 +268,19 @@ int mgdump_write_loop(struct dump_output *out)
 		}
 		if (postrotate.command)
 			postrotate_poll(&postrotate);
-		if (watchdog_us && mgcap_now_ns(CLOCK_MONOTONIC) >= next_alive) {
+		mono = mgcap_now_ns(CLOCK_MONOTONIC);
+		if (watchdog_us && mono >= next_alive) {
 			sd_notify(0, "WATCHDOG=1");
-			next_alive = mgcap_now_ns(CLOCK_MONOTONIC) + watchdog_us * 1000 / 2;
+			next_alive = mono + watchdog_us * 1000 / 2;
 		}
 		/* (also so that libpcap's 32-bit counters are carried on before they wrap) */
-		if (mgcap_now_ns(CLOCK_MONOTONIC) >= next_counters) {
+		if (mono >= next_counters) {
 			mgdump_write_counters(out);
-			next_counters = mgcap_now_ns(CLOCK_MONOTONIC) + COUNTERS_EVERY_NS;
+			next_counters = mono + COUNTERS_EVERY_NS;
 		}
-		if (retention.max_age_s && mgcap_now_ns(CLOCK_MONOTONIC) >= next_expiry) {
+		if (retention.max_age_s && mono >= next_expiry) {
 			retention_expire(&retention);
-			next_expiry = mgcap_now_ns(CLOCK_MONOTONIC) + 1000000000ULL;
+			next_expiry = mono + 1000000000ULL;
 		}
 		failed = merged ? write_in_order(out, &total, &bytes, &idle, &held) :
 				  write_as_read(out, &total, &bytes, &idle);
