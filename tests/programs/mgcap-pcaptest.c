@@ -11,11 +11,13 @@
 #include <pcap/pcap.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -323,6 +325,51 @@ static void *break_later(void *arg)
 	return NULL;
 }
 
+static pcap_t *signalled;
+
+static void break_on_signal(int sig)
+{
+	(void)sig;
+	pcap_breakloop(signalled);
+}
+
+static void *break_if_still_blocked(void *arg)
+{
+	usleep(3000000);
+	pcap_breakloop(arg);
+	return NULL;
+}
+
+/*
+ * As tcpdump stops on SIGINT: pcap_breakloop() from a signal handler, in
+ * the thread blocked in the read (a wakeup missed there would block it for
+ * ever: a thread ends it after 3 s, failing the check).
+ */
+static void check_signal_breaks_a_blocked_read(pcap_t *p, int *n)
+{
+	struct sigaction sa;
+	struct itimerval in_300ms = { { 0, 0 }, { 0, 300000 } };
+	pthread_t watchdog;
+	double t0;
+	int ret;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = break_on_signal;
+	sa.sa_flags = SA_RESTART;	/* as tcpdump's; epoll_wait ends with EINTR anyway */
+	sigemptyset(&sa.sa_mask);
+	signalled = p;
+	sigaction(SIGALRM, &sa, NULL);
+	pthread_create(&watchdog, NULL, break_if_still_blocked, p);
+	t0 = now_s();
+	setitimer(ITIMER_REAL, &in_300ms, NULL);
+	ret = pcap_dispatch(p, -1, count_cb, (u_char *)n);
+	check(ret == PCAP_ERROR_BREAK && now_s() - t0 < 1.3, "a signal's breakloop wakes a blocked read",
+	      "returned %d after %.2f s", ret, now_s() - t0);
+	pthread_cancel(watchdog);
+	pthread_join(watchdog, NULL);
+	signal(SIGALRM, SIG_DFL);
+}
+
 static void test_blocking_behaviour(void)
 {
 	char err[PCAP_ERRBUF_SIZE], name[64];
@@ -346,6 +393,7 @@ static void test_blocking_behaviour(void)
 	pthread_join(thr, NULL);
 	check(ret == PCAP_ERROR_BREAK && now_s() - t0 < 1.3, "breakloop wakes a blocked read",
 	      "returned %d after %.2f s", ret, now_s() - t0);
+	check_signal_breaks_a_blocked_read(p, &n);
 
 	/* non-blocking: nothing there, no wait */
 	pcap_setnonblock(p, 1, err);

@@ -2,7 +2,8 @@
 # The VM test suites (tests-*.sh, installed-*.sh), on the host:
 #   check-suites.sh [DIR]    (default: tests/vm)
 # each suite lists in ALL_TESTS exactly the t_ functions it defines, each
-# once; no two suites have a test of the same name; each sources lib.sh and
+# once, and its USER_SPACE_TESTS only tests of those; no two suites have a
+# test of the same name; each sources lib.sh and
 # ends with run_suite "$@", so that it runs alone; and no suite calls a
 # helper another suite defines (one more than one suite uses is lib.sh's).
 # Without DIR it checks tests/vm, then that broken suites fail the check.
@@ -45,6 +46,9 @@ check() {
 		done
 		for t in $(comm -23 "$c_tmp/$n.l" "$c_tmp/$n.d"); do
 			echo "$n: ALL_TESTS lists $t, which it does not define"; c_bad=1
+		done
+		for t in $(suite_tests "$s" USER_SPACE_TESTS | sort -u | comm -23 - "$c_tmp/$n.l"); do
+			echo "$n: USER_SPACE_TESTS lists $t, which is not in its ALL_TESTS"; c_bad=1
 		done
 		grep -q '^\. "$(dirname "$0")/lib\.sh"$' "$s" ||
 			{ echo "$n: does not source lib.sh"; c_bad=1; }
@@ -128,6 +132,10 @@ cp "$tmp/b" "$tmp/tests-b.sh"
 sed -i 's/^\tt_b2$/\tt_b2 t_b4/' "$tmp/tests-b.sh"
 fails_with "ALL_TESTS listing a test the suite lacks" \
 	"tests-b.sh: ALL_TESTS lists t_b4, which it does not define"
+cp "$tmp/b" "$tmp/tests-b.sh"
+sed -i 's/^\. "\$(dirname/USER_SPACE_TESTS="t_b2 t_b5"\n&/' "$tmp/tests-b.sh"
+fails_with "USER_SPACE_TESTS listing a test not in ALL_TESTS" \
+	"tests-b.sh: USER_SPACE_TESTS lists t_b5, which is not in its ALL_TESTS"
 cp "$tmp/b" "$tmp/tests-b.sh"
 sed -i 's/^t_b2() { true; }/t_b2() { true \&\& own; }/' "$tmp/tests-b.sh"
 fails_with "another suite's helper" "tests-b.sh calls own, which tests-a.sh defines"

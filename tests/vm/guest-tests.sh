@@ -1,6 +1,7 @@
 #!/bin/sh
 # The mgcap tests that need a kernel; run inside the VM by tests/vm/vm-tests.sh.
-#   guest-tests.sh [TEST...]     (default: the ALL_TESTS of each tests-*.sh)
+#   guest-tests.sh [TEST...]     (default: the ALL_TESTS of each tests-*.sh;
+#                                 MGCAP_VM_SCOPE=kernel: less USER_SPACE_TESTS)
 # Each suite runs as a process of its own (lib.sh), as it runs alone; the
 # tests run in the order given, a run of consecutive tests of one suite in
 # one process, numbered on across suites.  Then the tally of them all:
@@ -13,21 +14,26 @@ SUITES=$(ls "$HERE"/tests-*.sh)
 if [ "${MGCAP_INSTALLED:-0}" = 1 ]; then
 	SUITES="$SUITES $(ls "$HERE"/installed-*.sh)"
 	# what the packages put in place, each used at least once: the module
-	# DKMS built, the tools, the libpcap (its module, its conversion, its
-	# report to mgdump); then the package tests.  The logic under them ran
-	# on the build tree just before (scripts/test.sh).
-	INSTALLED_TESTS="t_every_frame_hw_stamps t_both_stamps_after_the_frame
-		t_device_unregistered_during_capture t_tools_report_errors t_hwtstamp_control
-		t_tcpdump_every_frame_with_adapter_stamps t_dumpcap_pcapng_nanoseconds t_libpcap_api
+	# DKMS built, the tools, the libpcap (its module, its conversion to system time, its event loop
+	# API, its report to mgdump), mgcap-run with the Argus shim; then the
+	# package tests (a user in the capture group: dumpcap, tshark, adapter
+	# stamps; the service).  The logic under them ran on the build tree
+	# just before (scripts/test.sh).
+	INSTALLED_TESTS="t_every_frame_hw_stamps t_hwtstamp_control
+		t_tcpdump_every_frame_with_adapter_stamps t_libpcap_api
 		t_argus_through_the_ifflags_shim t_mgdump_every_frame_per_queue
-		t_mgdump_merged_in_stamp_order t_mgdump_bad_input
-		t_readers_mgdump_and_two_tcpdumps_each_get_theirs
-		t_adapter_stamps_are_system_time_by_every_method
-		t_mgdump_adapter_stamps_where_the_nic_has_a_clock
-		t_adapter_two_devices_merge_in_true_time_order t_mgcap_show_reports_the_clock
+		t_mgdump_adapter_stamps_where_the_nic_has_a_clock t_mgcap_show_reports_the_clock
 		$(for s in "$HERE"/installed-*.sh; do suite_tests "$s"; done)"
 fi
-TESTS=${*:-${INSTALLED_TESTS:-$(for s in $SUITES; do suite_tests "$s"; done)}}
+# a suite's tests; with MGCAP_VM_SCOPE=kernel, those of its USER_SPACE_TESTS left out
+scoped_tests() {
+	if [ "${MGCAP_VM_SCOPE:-all}" = kernel ]; then
+		suite_tests "$1" | grep -vxF "$(suite_tests "$1" USER_SPACE_TESTS)"
+	else
+		suite_tests "$1"
+	fi
+}
+TESTS=${*:-${INSTALLED_TESTS:-$(for s in $SUITES; do scoped_tests "$s"; done)}}
 
 # the plan: a line per run of consecutive tests of one suite, "SUITE TEST...";
 # "-" for tests no suite lists

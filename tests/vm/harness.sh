@@ -13,7 +13,8 @@
 #   run_tests TEST...   TAP-style lines, numbered on from $MGCAP_VM_TEST_N
 #                       (0); R_passed, R_failed and R_skipped count them; the
 #                       status is 0 only if none failed
-#   suite_tests FILE    the tests a suite lists in its ALL_TESTS, a line each
+#   suite_tests FILE [LIST]  the tests a suite lists in its ALL_TESTS (or
+#                       LIST), a line each
 # (sh functions share variables: the runner's start with R_)
 
 say() { echo "    $*"; }
@@ -60,10 +61,10 @@ run_tests() {
 	[ "$R_failed" -eq 0 ]
 }
 
-# suite_tests FILE: the words of the suite's ALL_TESTS="..." (which may span
-# lines), one a line
+# suite_tests FILE [LIST]: the words of the suite's LIST="..." (default
+# ALL_TESTS; it may span lines), one a line
 suite_tests() {
-	awk '/^ALL_TESTS="/ { on = 1; sub(/^ALL_TESTS="/, "") }
+	awk -v list="${2:-ALL_TESTS}" '$0 ~ "^" list "=\"" { on = 1; sub("^" list "=\"", "") }
 		on { if (sub(/".*/, "")) { print; exit } print }' "$1" | tr -s '[:space:]' '\n' |
 		grep -v '^$'
 }

@@ -4,3 +4,9 @@
 TESTS += tests/vm/harness-selftest.sh tests/vm/check-suites.sh tests/vm/vm-tests.sh
 EXTRA_DIST += tests/vm
 check-local: checkpatch sparse kmod-calls $(BENCH_BIN)
+
+# every VM test on every kernel (make check runs the suites' USER_SPACE_TESTS
+# on the first kernel only)
+check-all:
+	$(MAKE) check MGCAP_VM_SCOPE=all
+.PHONY: check-all

@@ -16,6 +16,11 @@ ALL_TESTS="
 	t_libpcap_api
 	t_argus_through_the_ifflags_shim
 "
+# of those, the tests of what user space does, the same on every kernel:
+# run on the first kernel only (vm-tests.sh)
+USER_SPACE_TESTS="
+	t_argus_through_the_ifflags_shim
+"
 . "$(dirname "$0")/lib.sh"
 
 t_tcpdump_every_frame_with_adapter_stamps() {
@@ -134,17 +139,31 @@ t_tcpdump_adapter_stamps_on_a_nic_without() {
 	return 0
 }
 
-t_tcpdump_stops_at_once_on_sigint() {
-	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
-	capture tcpdump -i mgcap:mgt0 -w "$TMP/out.pcap" || return 1
+# stop_ms DEVICE: how long tcpdump capturing on DEVICE takes to exit after
+# SIGINT, in ms, in $ms
+stop_ms() {
+	capture tcpdump -i "$1" -w "$TMP/out.pcap" || return 1
 	sleep 0.5
 	t0=$(date +%s%N)
 	kill -INT $client
 	wait $client
 	ms=$((($(date +%s%N) - t0) / 1000000))
-	say "tcpdump exited $ms ms after SIGINT"
-	[ "$ms" -lt 500 ] || bad "tcpdump took $ms ms to stop"
-	grep -q "0 packets dropped by kernel" "$TMP/client" || bad "no statistics"
+	grep -q "0 packets dropped by kernel" "$TMP/client" || bad "$1: no statistics"
+}
+
+# SIGINT ends tcpdump's read at once, and it reports its counts: about as
+# soon as AF_PACKET's does, which gives the time an exit takes on this
+# machine (300-900 ms under emulation with the host's other core busy,
+# either of the two ahead by up to 430 ms in 6 runs).  A wakeup missed
+# would leave the read to its 1 s timeout, a random part of it; that, in
+# the thread blocked in the read, is what mgcap-pcaptest checks, where a
+# miss blocks for ever (t_libpcap_api).
+t_tcpdump_stops_at_once_on_sigint() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	stop_ms mgcap:mgt0 && mgcap_ms=$ms && stop_ms mgt0 || return 1
+	say "tcpdump exited $mgcap_ms ms after SIGINT (AF_PACKET's: $ms ms)"
+	[ "$mgcap_ms" -lt $((ms + 1000)) ] ||
+		bad "tcpdump took $mgcap_ms ms to stop, AF_PACKET's $ms ms"
 }
 
 # cpu_ticks PID: the clock ticks PID has run, user and system

@@ -9,6 +9,11 @@ ALL_TESTS="
 	t_paced_stream_mgcap_keeps_what_af_packet_keeps
 	t_mgdump_two_busy_devices_merged_in_true_time_order
 "
+# of those, the tests of what user space does, the same on every kernel:
+# run on the first kernel only (vm-tests.sh)
+USER_SPACE_TESTS="
+	t_mgdump_two_busy_devices_merged_in_true_time_order
+"
 . "$(dirname "$0")/lib.sh"
 
 # tcpdump's own count at its end: tcpdump_count NAME captured|dropped
@@ -74,16 +79,19 @@ t_merged_read_beside_a_trickling_queue_loses_no_more_than_one_queue() {
 		wait'
 }
 
-# a paced stream (3,000 frames of 1514 bytes a second on queue 0, 3 s):
+# a paced stream (1,000 frames of 1514 bytes a second on queue 0, 4 s):
 # AF_PACKET (mgt0), the merged read and queue 0's read, side by side on
 # CPU 1, each with -B 1024 and the test NIC's frames alone (AF_PACKET sees
 # what the stack sends too); what AF_PACKET keeps, mgcap keeps too (the
-# readers sleep between the kernel's wakeups, and the rings must carry
-# what comes meanwhile)
+# readers sleep between the kernel's wakeups, about 170 ms apart, and the
+# rings must carry what comes meanwhile).  The rate leaves CPU 1 room on a
+# slow host: at 3,000 a second, with the host's other core busy, the three
+# readers were short of CPU and lost 5-12 % each, which of them the most
+# as the scheduler had it (what the shapes above measure, with allowances)
 t_paced_stream_mgcap_keeps_what_af_packet_keeps() {
 	setup 4 || return 1
 	echo 1514 >/sys/class/net/mgt0/mgtestnic/frame_len
-	echo 3000 >/sys/class/net/mgt0/mgtestnic/rate_pps
+	echo 1000 >/sys/class/net/mgt0/mgtestnic/rate_pps
 	for read in merged:mgcap:mgt0 one:mgcap:mgt0@0 afp:mgt0; do
 		start_until "${read%%:*}" "listening on" taskset -c 1 timeout 120 \
 			$RUN tcpdump -Z root -i "${read#*:}" -Q in -B 1024 -w "$TMP/${read%%:*}.pcap" \
@@ -91,7 +99,7 @@ t_paced_stream_mgcap_keeps_what_af_packet_keeps() {
 			return 1
 	done
 	t0=$(date +%s%N)
-	taskset -c 0 sh -c 'echo "0 9000" >/sys/class/net/mgt0/mgtestnic/generate'
+	taskset -c 0 sh -c 'echo "0 4000" >/sys/class/net/mgt0/mgtestnic/generate'
 	wait_idle mgt0 || bad "the generator never finished"
 	took_ms=$((($(date +%s%N) - t0) / 1000000))
 	wait_drained || bad "the readers never caught up"
@@ -103,8 +111,8 @@ t_paced_stream_mgcap_keeps_what_af_packet_keeps() {
 		eval "${r}_cap=\$(tcpdump_count $r captured)"
 		line="$line $r $(tcpdump_count $r captured)"
 	done
-	say "9000 frames paced at 3000/s took ${took_ms} ms; captured:$line"
-	[ "$took_ms" -ge 2500 ] || bad "9000 frames at 3000/s took $took_ms ms"
+	say "4000 frames paced at 1000/s took ${took_ms} ms; captured:$line"
+	[ "$took_ms" -ge 3900 ] || bad "4000 frames at 1000/s took $took_ms ms"
 	[ "$afp_cap" -gt 0 ] || bad "AF_PACKET captured nothing"
 	[ "$merged_cap" -ge "$afp_cap" ] || bad "the merged read kept $merged_cap, AF_PACKET $afp_cap"
 	[ "$one_cap" -ge "$afp_cap" ] || bad "queue 0's read kept $one_cap, AF_PACKET $afp_cap"

@@ -19,15 +19,17 @@ status=0
 passed=0
 failed=0
 skipped=0
+first=$(echo $KERNELS | cut -d' ' -f1)
 for k in $KERNELS; do
+	scope=${MGCAP_VM_SCOPE:-$([ "$k" = "$first" ] && echo all || echo kernel)}
 	out=$abs_top_builddir/build/vm-results$([ "${MGCAP_INSTALLED:-0}" = 1 ] && echo -installed)/$k
 	rm -rf "$out"
 	mkdir -p "$out"
 	# the tests named, in a file: the guest's command line is the kernel's, and short
 	printf '%s\n' ${MGCAP_VM_TESTS:-} >"$out/tests"
-	echo "=== kernel $k ==="
+	echo "=== kernel $k$([ "$scope" = kernel ] && echo " (its user-space tests ran on $first)") ==="
 	"$abs_top_srcdir/tests/vm/run-vm.sh" "$k" "$out" \
-		"MGCAP_BUILD='$abs_top_builddir' MGCAP_INSTALLED='${MGCAP_INSTALLED:-0}' MGCAP_DEBS='${MGCAP_DEBS:-}' sh '$abs_top_srcdir/tests/vm/guest-tests.sh' \$(cat '$out/tests')" \
+		"MGCAP_BUILD='$abs_top_builddir' MGCAP_INSTALLED='${MGCAP_INSTALLED:-0}' MGCAP_DEBS='${MGCAP_DEBS:-}' MGCAP_VM_SCOPE=$scope sh '$abs_top_srcdir/tests/vm/guest-tests.sh' \$(cat '$out/tests')" \
 		>>"$out/console.log" 2>&1	# append: QEMU reopens its output
 	rc=$?
 	cat "$out/console.log"
