@@ -4,7 +4,8 @@
  *
  *   generate       write "QUEUE COUNT", "all COUNT" (COUNT on each queue)
  *                  or "zipf COUNT" (COUNT over the queues by Zipf's law:
- *                  queue i a share of 1/(i+1))
+ *                  queue i a share of 1/(i+1)); "stop": what is pending
+ *                  is not generated
  *   rate_pps       each queue's frames a second, paced; 0: as fast as
  *                  NAPI goes (a burst)
  *   frame_len      frame bytes without FCS
@@ -63,7 +64,8 @@ static u64 mgt_zipf_share(u64 count, unsigned int i, unsigned int n)
 
 /*
  * "Q COUNT": COUNT more frames on queue Q; "all COUNT": on every queue;
- * "zipf COUNT": COUNT in all, spread over the queues by Zipf's law.
+ * "zipf COUNT": COUNT in all, spread over the queues by Zipf's law;
+ * "stop": none of those still pending.
  */
 static ssize_t generate_store(struct device *d, struct device_attribute *attr,
 			      const char *buf, size_t len)
@@ -75,6 +77,11 @@ static ssize_t generate_store(struct device *d, struct device_attribute *attr,
 	char which[8];
 	u64 count;
 
+	if (sysfs_streq(buf, "stop")) {
+		for (i = 0; i < n; i++)
+			atomic64_set(&priv->q[i].pending, 0);
+		return len;
+	}
 	if (sscanf(buf, "%7s %llu", which, &count) != 2 || count > (1ULL << 40))
 		return -EINVAL;
 	if (!strcmp(which, "all") || !strcmp(which, "zipf")) {

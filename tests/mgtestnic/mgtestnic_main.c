@@ -123,12 +123,14 @@ static int mgt_poll(struct napi_struct *napi, int budget)
 	int limit = rate ? mgt_pace_allows(q, rate, budget, &next_ns) : budget;
 	int done = 0;
 
-	while (done < limit && atomic64_read(&q->pending) > 0) {
+	/* taken before it is built: a "stop" meanwhile ends the run at once */
+	while (done < limit && atomic64_dec_if_positive(&q->pending) >= 0) {
 		struct sk_buff *skb = mgt_build_skb(q, priv);
 
-		if (!skb)
+		if (!skb) {
+			atomic64_inc(&q->pending);	/* not generated: still to do */
 			break;
-		atomic64_dec(&q->pending);
+		}
 		netif_receive_skb(skb);
 		done++;
 	}

@@ -11,6 +11,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/harness.sh"
 K=$(uname -r)
 SUITES=$(ls "$HERE"/tests-*.sh)
+# MGCAP_VM_SUITES="kernel readers": those suites only (tests-kernel.sh, ...)
+if [ -n "${MGCAP_VM_SUITES:-}" ]; then
+	SUITES=$(for s in $MGCAP_VM_SUITES; do echo "$HERE/tests-$s.sh"; done)
+fi
 if [ "${MGCAP_INSTALLED:-0}" = 1 ]; then
 	SUITES="$SUITES $(ls "$HERE"/installed-*.sh)"
 	# what the packages put in place, each used at least once: the module

@@ -10,3 +10,14 @@ check-local: checkpatch sparse kmod-calls $(BENCH_BIN)
 check-all:
 	$(MAKE) check MGCAP_VM_SCOPE=all
 .PHONY: check-all
+
+# the kernel-facing suites and the fuzzer on the debug kernel (KASAN, lockdep,
+# kmemleak...; scripts/debug-kernel.sh builds it once, outside the checkout)
+DEBUG_SUITES = kernel readers adapter fuzz
+check-debug: all
+	+k=$$(sh $(srcdir)/scripts/debug-kernel.sh) && \
+	$(MAKE) modules KERNELS=$$k && \
+	KERNELS=$$k MGCAP_VM_SCOPE=kernel MGCAP_VM_SUITES="$(DEBUG_SUITES)" MGCAP_VM_TIMEOUT=7200 \
+		abs_top_builddir="$(abs_top_builddir)" abs_top_srcdir="$(abs_top_srcdir)" \
+		sh $(srcdir)/tests/vm/vm-tests.sh
+.PHONY: check-debug

@@ -6,7 +6,8 @@
 # Boots Debian's kernel KVER in a virtme-ng VM (software emulation; the host's
 # root file system is visible read-only, OUTDIR writable), runs COMMAND there,
 # and fails if it failed or if the kernel logged a warning, a BUG, an Oops,
-# a KASAN/UBSAN report or a refcount error while it ran.
+# a KASAN/UBSAN, lockdep or kmemleak report or a refcount error while it ran
+# (tests/vm/splat-patterns; a kernel with kmemleak is scanned at the end).
 set -u
 kver=$1
 out=$2
@@ -20,12 +21,17 @@ fi
 mkdir -p "$out"
 rm -f "$out/rc" "$out/dmesg.txt" "$out/guest.log"
 
+# kmemleak, where the kernel has it: one scan once the command ended, its
+# reports after dmesg (automatic scans are off in tests/vm/debug.config)
+kmemleak_scan="mount -t debugfs none /sys/kernel/debug 2>/dev/null; \
+if [ -w /sys/kernel/debug/kmemleak ]; then echo scan > /sys/kernel/debug/kmemleak; \
+cat /sys/kernel/debug/kmemleak >> '$out/dmesg.txt'; fi"
 start=$(date +%s)
 timeout "${MGCAP_VM_TIMEOUT:-1800}" vng --run "$vmlinuz" --disable-kvm --force-9p \
 	--cpus "${MGCAP_VM_CPUS:-2}" --memory "${MGCAP_VM_MEMORY:-1G}" --rwdir "$out" \
 	${MGCAP_VM_APPEND:+--append "$MGCAP_VM_APPEND"} \
 	${MGCAP_VM_QEMU_OPTS:+--qemu-opts="$MGCAP_VM_QEMU_OPTS"} \
-	--exec "($cmd) > '$out/guest.log' 2>&1; echo \$? > '$out/rc'; dmesg > '$out/dmesg.txt'" \
+	--exec "($cmd) > '$out/guest.log' 2>&1; echo \$? > '$out/rc'; dmesg > '$out/dmesg.txt'; $kmemleak_scan" \
 	</dev/null >"$out/vng.log" 2>&1
 vng_rc=$?
 end=$(date +%s)
@@ -39,7 +45,7 @@ if [ ! -s "$out/rc" ]; then
 	tail -n 20 "$out/vng.log" >&2
 	exit 1
 fi
-bad=$(grep -E 'WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|refcount_t|kobject_add_internal failed|sysfs: cannot create duplicate|leaked' "$out/dmesg.txt")
+bad=$(grep -Ff "$(dirname "$0")/splat-patterns" "$out/dmesg.txt")
 if [ -n "$bad" ]; then
 	echo "run-vm: $kver: the kernel complained:" >&2
 	echo "$bad" >&2

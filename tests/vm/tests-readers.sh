@@ -68,7 +68,8 @@ t_readers_a_stalled_one_costs_the_others_nothing() {
 
 t_readers_come_and_go_during_traffic() {
 	setup 2 && $MGCAP start mgt0 ring-size 256K >/dev/null || return 1
-	echo "all 400000" >/sys/class/net/mgt0/mgtestnic/generate
+	# more than the rounds take, the rest stopped after them
+	echo "all 10000000" >/sys/class/net/mgt0/mgtestnic/generate
 	for round in 1 2 3 4 5; do
 		for q in 0 1; do
 			wait_start r$q $WAIT /dev/mgcap/mgt0@$q records 100000000 60 || return 1
@@ -84,6 +85,9 @@ t_readers_come_and_go_during_traffic() {
 		wait_end r1
 	done
 	$MGCAP -j show mgt0 | grep -q '"readers":\[\]' || bad "readers still listed after they left"
+	# the traffic lasted the rounds (then the rest of it goes)
+	grep -q '[1-9]' /sys/class/net/mgt0/mgtestnic/pending || bad "the traffic ended before the rounds"
+	echo stop >/sys/class/net/mgt0/mgtestnic/generate
 	wait_idle mgt0 || return 1
 	# stop with several readers on each queue: every one of them sees the end
 	for n in 1 2 3; do
