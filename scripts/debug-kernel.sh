@@ -6,8 +6,9 @@
 # $MGCAP_KERNEL_CACHE (default /var/cache/mgcap/kernels); about 15 minutes
 # on 2 cores.  Installed where module builds and the VM look for a kernel
 # (/lib/modules/RELEASE/build, /boot/vmlinuz-RELEASE, links into the
-# cache); prints RELEASE.  configure leaves it out of the kernels a plain
-# build and make check cover.
+# cache); prints RELEASE.  "debug-kernel.sh --uninstall" takes the links
+# away again (DKMS would build for a kernel it finds there), and configure
+# leaves it out of the kernels a plain build and make check cover.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=/usr/src/linux-source-6.1.tar.xz
@@ -17,14 +18,20 @@ cache=${MGCAP_KERNEL_CACHE:-/var/cache/mgcap/kernels}
 key=$({ dpkg-query -W -f '${Version}\n' linux-source-6.1; cat "$fragment"; gcc --version | head -n 1; } |
 	sha256sum | cut -c1-16)
 tree=$cache/debug-$key
+if [ "${1:-}" = --uninstall ] && [ ! -f "$tree/.built" ]; then
+	exit 0	# never built, never installed
+fi
 if [ ! -f "$tree/.built" ]; then
 	echo "debug-kernel: building $tree" >&2
 	rm -rf "$tree"
 	mkdir -p "$tree"
 	tar -xf "$src" -C "$tree" --strip-components=1
+	# virtme-ng's options come after a custom fragment, so the fragment
+	# goes on top once more (its DEBUG_INFO_NONE, say, over virtme's choice)
 	(cd "$tree" &&
-		virtme-configkernel --defconfig --custom "$fragment" \
-			--configitem CONFIG_LOCALVERSION='"-mgcap-debug"' >/dev/null &&
+		virtme-configkernel --defconfig \
+			--configitem CONFIG_LOCALVERSION='"-mgcap-debug"' >/dev/null 2>&1 &&
+		scripts/kconfig/merge_config.sh -m .config "$fragment" >/dev/null &&
 		make -s olddefconfig) >&2
 	# every option the fragment sets must have survived its dependencies
 	missing=$(grep -E '^CONFIG_[A-Z0-9_]+=' "$fragment" | while read -r line; do
@@ -34,6 +41,10 @@ if [ ! -f "$tree/.built" ]; then
 	touch "$tree/.built"
 fi
 release=$(make -s -C "$tree" kernelrelease)
+if [ "${1:-}" = --uninstall ]; then
+	rm -rf "/lib/modules/$release" "/boot/vmlinuz-$release"
+	exit 0
+fi
 mkdir -p "/lib/modules/$release"
 ln -sfn "$tree" "/lib/modules/$release/build"
 ln -sf "$tree/arch/x86/boot/bzImage" "/boot/vmlinuz-$release"

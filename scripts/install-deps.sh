@@ -33,7 +33,8 @@ apt-get install -y -qq --no-install-recommends \
 	iproute2 ethtool kmod busybox-static procps python3-pip \
 	tcpdump tshark wireshark-common argus-server argus-client \
 	netsniff-ng valgrind gnuplot-nox python3 linux-perf \
-	debhelper dh-dkms dkms lintian systemd udev >/dev/null
+	debhelper dh-dkms dkms lintian systemd udev \
+	libelf-dev libssl-dev bc >/dev/null	# (the last: make check-debug's kernel)
 
 # Second kernel: Debian's 6.12 (generic flavour) from bookworm-backports.
 apt-get install -y -qq --no-install-recommends -t bookworm-backports \

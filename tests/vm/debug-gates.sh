@@ -1,0 +1,53 @@
+#!/bin/sh
+# debug-gates.sh KVER: the debug kernel's gates fail when they should.  Two
+# scratch builds of mgcap.ko, each with a defect put in its module init on
+# purpose, are loaded in a VM of kernel KVER (make check-debug's), and
+# run-vm.sh must fail the run for each, naming the report:
+#   sleep     a sleep with a spinlock held: "BUG: sleeping function called
+#             from invalid context" (DEBUG_ATOMIC_SLEEP)
+#   leak      an allocation dropped: "unreferenced object" (kmemleak's scan
+#             at the end of the run)
+# Run by make check-debug before the suites.
+set -u
+k=$1
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+
+# the line that goes at the top of mgcap_init(), by defect
+defect() {
+	case $1 in
+	sleep) echo '{ static DEFINE_SPINLOCK(gate); spin_lock(&gate); msleep(1); spin_unlock(&gate); }' ;;
+	leak) echo '{ void * volatile gate = kmalloc(512, GFP_KERNEL); gate = NULL; }' ;;
+	esac
+}
+
+for d in sleep leak; do
+	src=$tmp/$d
+	mkdir -p "$src"
+	cp "$top"/kmod/*.[ch] "$top"/kmod/Kbuild "$src"/
+	# the defect, and the headers it needs
+	awk -v defect="$(defect $d)" '
+		NR == 1 { print; print "#include <linux/delay.h>\n#include <linux/slab.h>"; next }
+		{ print }
+		/^static int __init mgcap_init\(void\)$/ { getline; print; print "\t" defect }
+	' "$top/kmod/main.c" >"$src/main.c"
+	grep -q 'gate' "$src/main.c" || { echo "debug-gates: $d: the defect did not go in"; exit 1; }
+	make -s -C "/lib/modules/$k/build" M="$src" MGCAP_UAPI="$top/include/uapi" modules \
+		>"$tmp/$d.build" 2>&1 || { cat "$tmp/$d.build"; exit 1; }
+	out=$tmp/$d.vm
+	"$top/tests/vm/run-vm.sh" "$k" "$out" "insmod '$src/mgcap.ko' && rmmod mgcap" \
+		>"$tmp/$d.log" 2>&1
+	rc=$?
+	want=$([ $d = sleep ] && echo "sleeping function called from invalid context" ||
+		echo "unreferenced object")
+	if [ $rc -ne 0 ] && grep -q "$want" "$tmp/$d.log"; then
+		echo "ok - a module that does '$d' fails the run: $(grep -m1 "$want" "$tmp/$d.log")"
+	else
+		echo "FAILED: a module that does '$d' passed the run (status $rc):"
+		tail -n 20 "$tmp/$d.log"
+		status=1
+	fi
+done
+exit $status
