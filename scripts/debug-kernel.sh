@@ -10,6 +10,10 @@
 # away again (DKMS would build for a kernel it finds there), and configure
 # leaves it out of the kernels a plain build and make check cover.
 set -eu
+if [ "${1:-}" = --uninstall ]; then	# whatever fragment or compiler built it
+	rm -rf /lib/modules/*-mgcap-debug /boot/vmlinuz-*-mgcap-debug
+	exit 0
+fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=/usr/src/linux-source-6.1.tar.xz
 fragment=$top/tests/vm/debug.config
@@ -18,9 +22,6 @@ cache=${MGCAP_KERNEL_CACHE:-/var/cache/mgcap/kernels}
 key=$({ dpkg-query -W -f '${Version}\n' linux-source-6.1; cat "$fragment"; gcc --version | head -n 1; } |
 	sha256sum | cut -c1-16)
 tree=$cache/debug-$key
-if [ "${1:-}" = --uninstall ] && [ ! -f "$tree/.built" ]; then
-	exit 0	# never built, never installed
-fi
 if [ ! -f "$tree/.built" ]; then
 	echo "debug-kernel: building $tree" >&2
 	rm -rf "$tree"
@@ -41,10 +42,6 @@ if [ ! -f "$tree/.built" ]; then
 	touch "$tree/.built"
 fi
 release=$(make -s -C "$tree" kernelrelease)
-if [ "${1:-}" = --uninstall ]; then
-	rm -rf "/lib/modules/$release" "/boot/vmlinuz-$release"
-	exit 0
-fi
 mkdir -p "/lib/modules/$release"
 ln -sfn "$tree" "/lib/modules/$release/build"
 ln -sf "$tree/arch/x86/boot/bzImage" "/boot/vmlinuz-$release"

@@ -128,7 +128,8 @@ static int mgt_poll(struct napi_struct *napi, int budget)
 		struct sk_buff *skb = mgt_build_skb(q, priv);
 
 		if (!skb) {
-			atomic64_inc(&q->pending);	/* not generated: still to do */
+			/* not generated: still to do (a "stop" meanwhile lets it through) */
+			atomic64_inc(&q->pending);
 			break;
 		}
 		netif_receive_skb(skb);

@@ -19,7 +19,10 @@
  * read and written.  What the kernel logs is the VM test's to check.  Ends
  * with "N programs (seeds S..S+N-1), M calls, F failures"; exit status 1
  * with any failure, each named with its program's seed, which replays it
- * alone (--seed SEED --programs 1 --threads 1).
+ * alone (--seed SEED --programs 1 --threads 1): every program starts from
+ * the same state (DEV captured with the defaults, no frames pending),
+ * whatever the one before left.  A failure beside another thread also
+ * names the program that thread ran.
  *
  * Left out on purpose: rings of 1 GiB (a valid size the VM's memory cannot
  * hold: the OOM killer is not what is tested here).
@@ -64,6 +67,8 @@ static int threads = 2;
 static pthread_mutex_t counts_lock = PTHREAD_MUTEX_INITIALIZER;
 static long next_program, programs_run, calls_made, failures;
 static double deadline;
+/* the seed of the program each thread runs, 0 between programs */
+static uint64_t running[2];
 
 /* splitmix64: a program's calls follow from its seed alone */
 struct rng {
@@ -94,6 +99,7 @@ struct program {
 	int fds[FDS_MAX];
 	struct { void *addr; size_t len; } maps[MAPS_MAX];
 	int sock;		/* for SO_ATTACH_FILTER */
+	int thread;
 };
 
 static void fail(struct program *pg, const char *fmt, ...)
@@ -106,7 +112,10 @@ static void fail(struct program *pg, const char *fmt, ...)
 	va_end(ap);
 	pthread_mutex_lock(&counts_lock);
 	failures++;
-	printf("FAIL: program seed %" PRIu64 ", call %d: %s\n", pg->seed, pg->call, what);
+	printf("FAIL: program seed %" PRIu64 ", call %d: %s", pg->seed, pg->call, what);
+	if (running[!pg->thread])
+		printf(" (beside program seed %" PRIu64 ")", running[!pg->thread]);
+	printf("\n");
 	fflush(stdout);
 	pthread_mutex_unlock(&counts_lock);
 }
@@ -228,7 +237,8 @@ static int random_fd(struct program *pg)
 
 static void call_open(struct program *pg)
 {
-	static const int flags[] = { O_RDONLY, O_RDWR, O_RDONLY | O_NONBLOCK, O_WRONLY };
+	/* mostly as a reader opens it, so that its mappings are granted */
+	static const int flags[] = { O_RDWR, O_RDWR | O_NONBLOCK, O_RDWR, O_RDONLY, O_WRONLY };
 	int *slot = free_slot(pg);
 	char path[64];
 	int fd;
@@ -304,7 +314,7 @@ static void call_filter(struct program *pg, int fd)
 	       0 : errno;
 	if (!sock)
 		setsockopt(pg->sock, SOL_SOCKET, SO_DETACH_FILTER, NULL, 0);
-	if (mine == ENODEV)	/* the capture went (another thread stopped it) */
+	if (mine == ENODEV)	/* the capture went (a STOP, this program's or the other thread's) */
 		return;
 	if (!mine != !sock)
 		fail(pg, "a filter of %u instructions: SET_FILTER %s, SO_ATTACH_FILTER %s", len,
@@ -396,7 +406,8 @@ static void call_mmap(struct program *pg)
 	case 4: len = 0; break;
 	default: break;		/* the whole ring, as a reader maps it */
 	}
-	addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+	addr = mmap(NULL, len, PROT_READ | PROT_WRITE | (below(&pg->rng, 8) ? 0 : PROT_EXEC),
+		    MAP_SHARED, fd, off);
 	if (addr == MAP_FAILED) {
 		expect(pg, mmap_errors, errno, "mmap");
 		return;
@@ -445,27 +456,50 @@ static void call_read_poll(struct program *pg)
 		fail(pg, "poll: %s", strerror(errno));
 }
 
-static void call_traffic(struct program *pg)
+/* the test NIC's generator: "all N", or "stop" */
+static void generate(const char *what)
 {
-	char path[128], cmd[32];
+	char path[128];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/mgtestnic/generate", dev);
-	snprintf(cmd, sizeof(cmd), "all %u\n", 1 + below(&pg->rng, 200));
 	f = fopen(path, "w");
 	if (f) {
-		fputs(cmd, f);
+		fputs(what, f);
 		fclose(f);
 	}
 }
 
+static void call_traffic(struct program *pg)
+{
+	char what[32];
+
+	snprintf(what, sizeof(what), "all %u\n", 1 + below(&pg->rng, 200));
+	generate(what);
+}
+
+/* where every program starts: DEV captured with the defaults, no frames pending */
+static void reset_state(void)
+{
+	struct mgcap_nl_start defaults = { .mode = -1 };
+	struct mgcap_nl_error e;
+
+	generate("stop\n");
+	mgcap_nl_stop(dev, &e);
+	mgcap_nl_start(dev, &defaults, NULL, &e);
+}
+
 /* --- programs ----------------------------------------------------------------- */
 
-static void run_program(uint64_t seed)
+static void run_program(uint64_t seed, int thread)
 {
-	struct program pg = { .rng = { seed }, .seed = seed, .sock = -1 };
+	struct program pg = { .rng = { seed }, .seed = seed, .sock = -1, .thread = thread };
 	int i, calls;
 
+	reset_state();
+	pthread_mutex_lock(&counts_lock);
+	running[thread] = seed;
+	pthread_mutex_unlock(&counts_lock);
 	for (i = 0; i < FDS_MAX; i++)
 		pg.fds[i] = -1;
 	pg.sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -490,6 +524,7 @@ static void run_program(uint64_t seed)
 			close(pg.fds[i]);
 	close(pg.sock);
 	pthread_mutex_lock(&counts_lock);
+	running[thread] = 0;
 	programs_run++;
 	calls_made += calls;
 	pthread_mutex_unlock(&counts_lock);
@@ -505,7 +540,8 @@ static double now_s(void)
 
 static void *worker(void *arg)
 {
-	(void)arg;
+	int thread = (int)(intptr_t)arg;
+
 	for (;;) {
 		long i;
 
@@ -514,7 +550,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&counts_lock);
 		if (i < 0)
 			return NULL;
-		run_program(seed0 + (uint64_t)i);
+		run_program(seed0 + (uint64_t)i, thread);
 	}
 }
 
@@ -562,7 +598,7 @@ int main(int argc, char **argv)
 	sigaction(SIGBUS, &sa, NULL);
 	deadline = now_s() + seconds;
 	for (i = 0; i < threads; i++)
-		pthread_create(&thr[i], NULL, worker, NULL);
+		pthread_create(&thr[i], NULL, worker, (void *)(intptr_t)i);
 	for (i = 0; i < threads; i++)
 		pthread_join(thr[i], NULL);
 	printf("%ld programs (seeds %" PRIu64 "..%" PRIu64 "), %ld calls, %ld failures\n",

@@ -3,8 +3,9 @@
 # scratch builds of mgcap.ko, each with a defect put in its module init on
 # purpose, are loaded in a VM of kernel KVER (make check-debug's), and
 # run-vm.sh must fail the run for each, naming the report:
-#   sleep     a sleep with a spinlock held: "BUG: sleeping function called
-#             from invalid context" (DEBUG_ATOMIC_SLEEP)
+#   sleep     an allocation that may sleep with a spinlock held: "BUG:
+#             sleeping function called from invalid context"
+#             (DEBUG_ATOMIC_SLEEP)
 #   leak      an allocation dropped: "unreferenced object" (kmemleak's scan
 #             at the end of the run)
 # Run by make check-debug before the suites.
@@ -18,7 +19,7 @@ status=0
 # the line that goes at the top of mgcap_init(), by defect
 defect() {
 	case $1 in
-	sleep) echo '{ static DEFINE_SPINLOCK(gate); spin_lock(&gate); msleep(1); spin_unlock(&gate); }' ;;
+	sleep) echo '{ static DEFINE_SPINLOCK(gate); spin_lock(&gate); kfree(kmalloc(64, GFP_KERNEL)); spin_unlock(&gate); }' ;;
 	leak) echo '{ void * volatile gate = kmalloc(512, GFP_KERNEL); gate = NULL; }' ;;
 	esac
 }
@@ -29,7 +30,7 @@ for d in sleep leak; do
 	cp "$top"/kmod/*.[ch] "$top"/kmod/Kbuild "$src"/
 	# the defect, and the headers it needs
 	awk -v defect="$(defect $d)" '
-		NR == 1 { print; print "#include <linux/delay.h>\n#include <linux/slab.h>"; next }
+		NR == 1 { print; print "#include <linux/slab.h>"; next }
 		{ print }
 		/^static int __init mgcap_init\(void\)$/ { getline; print; print "\t" defect }
 	' "$top/kmod/main.c" >"$src/main.c"

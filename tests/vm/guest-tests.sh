@@ -14,6 +14,9 @@ SUITES=$(ls "$HERE"/tests-*.sh)
 # MGCAP_VM_SUITES="kernel readers": those suites only (tests-kernel.sh, ...)
 if [ -n "${MGCAP_VM_SUITES:-}" ]; then
 	SUITES=$(for s in $MGCAP_VM_SUITES; do echo "$HERE/tests-$s.sh"; done)
+	for s in $SUITES; do
+		[ -f "$s" ] || { echo "guest-tests: no suite $s (MGCAP_VM_SUITES)"; exit 1; }
+	done
 fi
 if [ "${MGCAP_INSTALLED:-0}" = 1 ]; then
 	SUITES="$SUITES $(ls "$HERE"/installed-*.sh)"

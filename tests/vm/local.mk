@@ -12,15 +12,8 @@ check-all:
 .PHONY: check-all
 
 # the kernel-facing suites and the fuzzer on the debug kernel (KASAN, lockdep,
-# kmemleak...; scripts/debug-kernel.sh builds it once, outside the checkout),
-# once its gates failed modules made to fail them (debug-gates.sh)
-DEBUG_SUITES = kernel readers adapter fuzz
+# kmemleak...): tests/vm/check-debug.sh
 check-debug: all
-	+k=$$(sh $(srcdir)/scripts/debug-kernel.sh) && \
-	sh $(srcdir)/tests/vm/debug-gates.sh $$k && \
-	$(MAKE) modules KERNELS=$$k && \
-	KERNELS=$$k MGCAP_VM_SCOPE=kernel MGCAP_VM_SUITES="$(DEBUG_SUITES)" MGCAP_VM_TIMEOUT=7200 \
-		abs_top_builddir="$(abs_top_builddir)" abs_top_srcdir="$(abs_top_srcdir)" \
-		sh $(srcdir)/tests/vm/vm-tests.sh; \
-	status=$$?; sh $(srcdir)/scripts/debug-kernel.sh --uninstall; exit $$status
+	+abs_top_builddir="$(abs_top_builddir)" abs_top_srcdir="$(abs_top_srcdir)" \
+		sh $(srcdir)/tests/vm/check-debug.sh
 .PHONY: check-debug

@@ -1,7 +1,7 @@
 #!/bin/sh
 # run-vm.sh KVER OUTDIR COMMAND
 # (environment: MGCAP_VM_CPUS, MGCAP_VM_MEMORY, MGCAP_VM_APPEND: kernel
-# arguments, MGCAP_VM_QEMU_OPTS: extra QEMU options, MGCAP_VM_TIMEOUT)
+# arguments besides log_buf_len=16M (a run's messages, all of them), MGCAP_VM_QEMU_OPTS: extra QEMU options, MGCAP_VM_TIMEOUT)
 #
 # Boots Debian's kernel KVER in a virtme-ng VM (software emulation; the host's
 # root file system is visible read-only, OUTDIR writable), runs COMMAND there,
@@ -21,17 +21,21 @@ fi
 mkdir -p "$out"
 rm -f "$out/rc" "$out/dmesg.txt" "$out/guest.log"
 
-# kmemleak, where the kernel has it: one scan once the command ended, its
-# reports after dmesg (automatic scans are off in tests/vm/debug.config)
-kmemleak_scan="mount -t debugfs none /sys/kernel/debug 2>/dev/null; \
-if [ -w /sys/kernel/debug/kmemleak ]; then echo scan > /sys/kernel/debug/kmemleak; \
-cat /sys/kernel/debug/kmemleak >> '$out/dmesg.txt'; fi"
+# kmemleak, where the kernel has it (automatic scans are off in
+# tests/vm/debug.config): what boot left is cleared before the command; once
+# it ended, objects are given the 5 s kmemleak waits before it calls one
+# lost, then two scans (the second confirms the first), the reports after dmesg
+kmemleak=/sys/kernel/debug/kmemleak
+kmemleak_clear="mount -t debugfs none /sys/kernel/debug 2>/dev/null; \
+if [ -w $kmemleak ]; then echo clear > $kmemleak; fi"
+kmemleak_scan="if [ -w $kmemleak ]; then sleep 6; echo scan > $kmemleak; echo scan > $kmemleak; \
+cat $kmemleak >> '$out/dmesg.txt'; fi"
 start=$(date +%s)
 timeout "${MGCAP_VM_TIMEOUT:-1800}" vng --run "$vmlinuz" --disable-kvm --force-9p \
 	--cpus "${MGCAP_VM_CPUS:-2}" --memory "${MGCAP_VM_MEMORY:-1G}" --rwdir "$out" \
-	${MGCAP_VM_APPEND:+--append "$MGCAP_VM_APPEND"} \
+	--append "log_buf_len=16M ${MGCAP_VM_APPEND:-}" \
 	${MGCAP_VM_QEMU_OPTS:+--qemu-opts="$MGCAP_VM_QEMU_OPTS"} \
-	--exec "($cmd) > '$out/guest.log' 2>&1; echo \$? > '$out/rc'; dmesg > '$out/dmesg.txt'; $kmemleak_scan" \
+	--exec "$kmemleak_clear; ($cmd) > '$out/guest.log' 2>&1; echo \$? > '$out/rc'; dmesg > '$out/dmesg.txt'; $kmemleak_scan" \
 	</dev/null >"$out/vng.log" 2>&1
 vng_rc=$?
 end=$(date +%s)

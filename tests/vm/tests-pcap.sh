@@ -10,7 +10,7 @@ ALL_TESTS="
 	t_tcpdump_one_queue_filter_snaplen
 	t_tcpdump_vlan_filter
 	t_tcpdump_adapter_stamps_on_a_nic_without
-	t_tcpdump_stops_at_once_on_sigint
+	t_tcpdump_stops_on_sigint_with_its_counts
 	t_tcpdump_sleeps_while_nothing_can_be_delivered
 	t_dumpcap_pcapng_nanoseconds
 	t_libpcap_api
@@ -146,24 +146,21 @@ stop_ms() {
 	sleep 0.5
 	t0=$(date +%s%N)
 	kill -INT $client
-	wait $client
+	wait $client || bad "$1: tcpdump exited with $? after SIGINT"
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	grep -q "0 packets dropped by kernel" "$TMP/client" || bad "$1: no statistics"
 }
 
-# SIGINT ends tcpdump's read at once, and it reports its counts: about as
-# soon as AF_PACKET's does, which gives the time an exit takes on this
-# machine (300-900 ms under emulation with the host's other core busy,
-# either of the two ahead by up to 430 ms in 6 runs).  A wakeup missed
-# would leave the read to its 1 s timeout, a random part of it; that, in
-# the thread blocked in the read, is what mgcap-pcaptest checks, where a
-# miss blocks for ever (t_libpcap_api).
-t_tcpdump_stops_at_once_on_sigint() {
+# SIGINT ends tcpdump's read, and it reports its counts; how long that took
+# is reported beside AF_PACKET's (300-900 ms under emulation with the
+# host's other core busy, either ahead by up to 430 ms in 6 runs: too noisy
+# for a bound that would catch a missed wakeup, which costs at most the 1 s
+# read timeout).  A wakeup missed in a read blocked without a timeout, where
+# it would block for ever, is what mgcap-pcaptest checks (t_libpcap_api).
+t_tcpdump_stops_on_sigint_with_its_counts() {
 	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
 	stop_ms mgcap:mgt0 && mgcap_ms=$ms && stop_ms mgt0 || return 1
 	say "tcpdump exited $mgcap_ms ms after SIGINT (AF_PACKET's: $ms ms)"
-	[ "$mgcap_ms" -lt $((ms + 1000)) ] ||
-		bad "tcpdump took $mgcap_ms ms to stop, AF_PACKET's $ms ms"
 }
 
 # cpu_ticks PID: the clock ticks PID has run, user and system
