@@ -27,7 +27,8 @@ for k in $KERNELS; do
 	mkdir -p "$out"
 	# the tests named, in a file: the guest's command line is the kernel's, and short
 	printf '%s\n' ${MGCAP_VM_TESTS:-} >"$out/tests"
-	echo "=== kernel $k$([ "$scope" = kernel ] && echo " (its user-space tests ran on $first)") ==="
+	echo "=== kernel $k$([ "$scope" = kernel ] && [ "$k" != "$first" ] &&
+		echo " (its user-space tests ran on $first)") ==="
 	"$abs_top_srcdir/tests/vm/run-vm.sh" "$k" "$out" \
 		"MGCAP_BUILD='$abs_top_builddir' MGCAP_INSTALLED='${MGCAP_INSTALLED:-0}' MGCAP_DEBS='${MGCAP_DEBS:-}' MGCAP_VM_SCOPE=$scope MGCAP_VM_SUITES='${MGCAP_VM_SUITES:-}' MGCAP_FUZZ_SEED='${MGCAP_FUZZ_SEED:-}' sh '$abs_top_srcdir/tests/vm/guest-tests.sh' \$(cat '$out/tests')" \
 		>>"$out/console.log" 2>&1	# append: QEMU reopens its output
