@@ -20,7 +20,7 @@
  * with "N programs (seeds S..S+N-1), M calls, F failures"; exit status 1
  * with any failure, each named with its program's seed, which replays it
  * alone (--seed SEED --programs 1 --threads 1): every program starts from
- * the same state (DEV captured with the defaults, no frames pending),
+ * the same state (DEV captured with 64 KiB rings, no frames pending),
  * whatever the one before left.  A failure beside another thread also
  * names the program that thread ran.
  *
@@ -478,10 +478,13 @@ static void call_traffic(struct program *pg)
 	generate(what);
 }
 
-/* where every program starts: DEV captured with the defaults, no frames pending */
+/*
+ * Where every program starts: DEV captured with the smallest rings (a
+ * start's cost is their allocation), no frames pending.
+ */
 static void reset_state(void)
 {
-	struct mgcap_nl_start defaults = { .mode = -1 };
+	struct mgcap_nl_start defaults = { .ring_size = MGCAP_RING_SIZE_MIN, .mode = -1 };
 	struct mgcap_nl_error e;
 
 	generate("stop\n");
