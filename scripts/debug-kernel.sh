@@ -3,8 +3,8 @@
 # source (linux-source-6.1) with tests/vm/debug.config on virtme-ng's VM
 # defconfig: KASAN, lockdep, kmemleak, UBSAN and the rest.  Built once per
 # (source version, fragment, compiler) and kept outside the checkout, in
-# $MGCAP_KERNEL_CACHE (default /var/cache/mgcap/kernels); about 15 minutes
-# on 2 cores.  Installed where module builds and the VM look for a kernel
+# $MGCAP_KERNEL_CACHE (default /var/cache/mgcap/kernels); about 28 minutes
+# on 2 cores with other work beside it, 2.3 GB.  Installed where module builds and the VM look for a kernel
 # (/lib/modules/RELEASE/build, /boot/vmlinuz-RELEASE, links into the
 # cache); prints RELEASE.  "debug-kernel.sh --uninstall" takes the links
 # away again (DKMS would build for a kernel it finds there), and configure

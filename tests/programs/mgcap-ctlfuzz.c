@@ -91,6 +91,15 @@ static uint32_t below(struct rng *r, uint32_t n)
 
 #define PICK(r, a) ((a)[below((r), sizeof(a) / sizeof((a)[0]))])
 
+static void random_fill(struct rng *r, void *buf, size_t len)
+{
+	uint8_t *b = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		b[i] = (uint8_t)next(r);
+}
+
 /* one program's state: what it opened and mapped, closed at its end */
 struct program {
 	struct rng rng;
@@ -146,10 +155,9 @@ struct nl_call {
 static void put_random_payload(struct nl_msg *msg, struct rng *r, int type)
 {
 	uint8_t bytes[24];
-	size_t i, len = below(r, sizeof(bytes) + 1);
+	size_t len = below(r, sizeof(bytes) + 1);
 
-	for (i = 0; i < len; i++)
-		bytes[i] = (uint8_t)next(r);
+	random_fill(r, bytes, len);
 	nla_put(msg, type, (int)len, bytes);
 }
 
@@ -260,15 +268,6 @@ static void call_close(struct program *pg)
 	if (pg->fds[i] >= 0)
 		close(pg->fds[i]);
 	pg->fds[i] = -1;
-}
-
-static void random_fill(struct rng *r, void *buf, size_t len)
-{
-	uint8_t *b = buf;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		b[i] = (uint8_t)next(r);
 }
 
 /* a classic BPF program: half of them well formed (a return at the end), all of them random */

@@ -16,20 +16,24 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 status=0
 
-# the line that goes at the top of mgcap_init(), by defect
+# defect NAME: the line that goes at the top of mgcap_init(), in $code, and
+# the report the run must fail with, in $report
 defect() {
 	case $1 in
-	sleep) echo '{ static DEFINE_SPINLOCK(gate); spin_lock(&gate); kfree(kmalloc(64, GFP_KERNEL)); spin_unlock(&gate); }' ;;
-	leak) echo '{ void * volatile gate = kmalloc(512, GFP_KERNEL); gate = NULL; }' ;;
+	sleep)	code='{ static DEFINE_SPINLOCK(gate); spin_lock(&gate); kfree(kmalloc(64, GFP_KERNEL)); spin_unlock(&gate); }'
+		report="sleeping function called from invalid context" ;;
+	leak)	code='{ void * volatile gate = kmalloc(512, GFP_KERNEL); gate = NULL; }'
+		report="unreferenced object" ;;
 	esac
 }
 
 for d in sleep leak; do
+	defect $d
 	src=$tmp/$d
 	mkdir -p "$src"
 	cp "$top"/kmod/*.[ch] "$top"/kmod/Kbuild "$src"/
 	# the defect, and the headers it needs
-	awk -v defect="$(defect $d)" '
+	awk -v defect="$code" '
 		NR == 1 { print; print "#include <linux/slab.h>"; next }
 		{ print }
 		/^static int __init mgcap_init\(void\)$/ { getline; print; print "\t" defect }
@@ -41,10 +45,8 @@ for d in sleep leak; do
 	"$top/tests/vm/run-vm.sh" "$k" "$out" "insmod '$src/mgcap.ko' && rmmod mgcap" \
 		>"$tmp/$d.log" 2>&1
 	rc=$?
-	want=$([ $d = sleep ] && echo "sleeping function called from invalid context" ||
-		echo "unreferenced object")
-	if [ $rc -ne 0 ] && grep -q "$want" "$tmp/$d.log"; then
-		echo "ok - a module that does '$d' fails the run: $(grep -m1 "$want" "$tmp/$d.log")"
+	if [ $rc -ne 0 ] && grep -q "$report" "$tmp/$d.log"; then
+		echo "ok - a module that does '$d' fails the run: $(grep -m1 "$report" "$tmp/$d.log")"
 	else
 		echo "FAILED: a module that does '$d' passed the run (status $rc):"
 		tail -n 20 "$tmp/$d.log"

@@ -21,11 +21,11 @@ fi
 if [ "${MGCAP_INSTALLED:-0}" = 1 ]; then
 	SUITES="$SUITES $(ls "$HERE"/installed-*.sh)"
 	# what the packages put in place, each used at least once: the module
-	# DKMS built, the tools, the libpcap (its module, its conversion to system time, its event loop
-	# API, its report to mgdump), mgcap-run with the Argus shim; then the
-	# package tests (a user in the capture group: dumpcap, tshark, adapter
-	# stamps; the service).  The logic under them ran on the build tree
-	# just before (scripts/test.sh).
+	# DKMS built, the tools, the libpcap (its module, its conversion to
+	# system time, its event loop API, its report to mgdump), mgcap-run
+	# with the Argus shim; then the package tests (a user in the capture
+	# group: dumpcap, tshark, adapter stamps; the service).  The logic
+	# under them ran on the build tree just before (scripts/test.sh).
 	INSTALLED_TESTS="t_every_frame_hw_stamps t_hwtstamp_control
 		t_tcpdump_every_frame_with_adapter_stamps t_libpcap_api
 		t_argus_through_the_ifflags_shim t_mgdump_every_frame_per_queue

@@ -37,13 +37,13 @@ as_user() {
 			--groups="$gids" -- "$@")
 }
 
-# system_libpcap_installed: the opt-in package that gives every program
-# the mgcap libpcap, dumpcap too (which ignores LD_LIBRARY_PATH); once a
-# boot, as above
+# the opt-in package that gives every program the mgcap libpcap, dumpcap
+# too (which ignores LD_LIBRARY_PATH): whether it is in; put in, once a
+# boot as above
 system_libpcap_is_in() {
 	dpkg -s libpcap0.8-mgcap-system 2>/dev/null | grep -q "^Status: install ok installed"
 }
-system_libpcap_installed() {
+system_libpcap_put_in() {
 	system_libpcap_is_in && return 0
 	dpkg -i "$MGCAP_DEBS"/libpcap0.8-mgcap-system_*.deb >"$TMP/dpkg" 2>&1 ||
 		{ cat "$TMP/dpkg"; bad "cannot install libpcap0.8-mgcap-system"; return 1; }
@@ -137,7 +137,7 @@ t_dumpcap_as_a_user_in_the_capture_group() {
 
 t_tshark_as_a_user() {
 	dumpcap_for_wireshark_group || { bad "dumpcap has no file capabilities"; return 1; }
-	system_libpcap_installed && setup 2 || return 1
+	system_libpcap_put_in && setup 2 || return 1
 	start_until tshark "Capturing on" as_user wireshark,mgcap tshark -n -i mgcap:mgt0 -c 600 \
 		-T fields -e frame.time_epoch -e udp.srcport || return 1
 	wait_node mgt0 there && wait_readers mgt0 || return 1
@@ -154,7 +154,7 @@ t_tshark_as_a_user() {
 # or switch on its pulse output through the node.
 t_adapter_stamps_as_a_user_in_the_capture_group() {
 	dumpcap_for_wireshark_group || { bad "dumpcap has no file capabilities"; return 1; }
-	system_libpcap_installed && setup 2 || return 1
+	system_libpcap_put_in && setup 2 || return 1
 	echo 1 >/sys/class/net/mgt0/mgtestnic/phc_stamps &&
 		echo precise >/sys/class/net/mgt0/mgtestnic/phc_best || return 1
 	ptp=$(nic_clock)

@@ -1,9 +1,11 @@
 # The VM tests' library, sourced by every suite (tests-*.sh, installed-*.sh)
 # in the VM: the programs under test, the runner (harness.sh) and every
 # helper more than one suite uses.  A suite lists its tests, in run order, in
-# ALL_TESTS="t_... t_..." at its top, sources this file, defines its tests
-# (and the helpers only it uses), and ends with run_suite "$@".  It runs
-# alone, in the VM, as root:
+# ALL_TESTS="t_... t_..." at its top, and in USER_SPACE_TESTS those of
+# them that test what user space does, alike on every kernel (vm-tests.sh
+# runs them on the first kernel only); it sources this file, defines its
+# tests (and the helpers only it uses), and ends with run_suite "$@".  It
+# runs alone, in the VM, as root:
 #
 #   sh tests/vm/tests-kernel.sh [TEST...]     (default: its ALL_TESTS)
 #

@@ -1,7 +1,8 @@
 #!/bin/sh
 # run-vm.sh KVER OUTDIR COMMAND
 # (environment: MGCAP_VM_CPUS, MGCAP_VM_MEMORY, MGCAP_VM_APPEND: kernel
-# arguments besides log_buf_len=16M (a run's messages, all of them), MGCAP_VM_QEMU_OPTS: extra QEMU options, MGCAP_VM_TIMEOUT)
+# arguments besides log_buf_len=16M (a run's messages, all of them),
+# MGCAP_VM_QEMU_OPTS: extra QEMU options, MGCAP_VM_TIMEOUT)
 #
 # Boots Debian's kernel KVER in a virtme-ng VM (software emulation; the host's
 # root file system is visible read-only, OUTDIR writable), runs COMMAND there,

@@ -19,8 +19,6 @@ ALL_TESTS="
 	t_device_list_bad_input
 	t_mgdump_two_devices_merged_in_true_time_order
 "
-# of those, the tests of what user space does, the same on every kernel:
-# run on the first kernel only (vm-tests.sh)
 USER_SPACE_TESTS="
 	t_adapter_phc_decades_from_system_time t_mgdump_tstamp_bad_input t_device_list_bad_input
 	t_mgdump_two_devices_merged_in_true_time_order

@@ -28,8 +28,6 @@ ALL_TESTS="
 	t_start_and_set_succeed_beyond_one_reply
 	t_module_loads_on_first_request
 "
-# of those, the tests of what user space does, the same on every kernel:
-# run on the first kernel only (vm-tests.sh)
 USER_SPACE_TESTS="
 	t_tools_report_errors
 "

@@ -18,8 +18,6 @@ ALL_TESTS="
 	t_mgdump_disk_full_keeps_a_valid_file
 	t_mgdump_on_any_libpcap_device
 "
-# of those, the tests of what user space does, the same on every kernel:
-# run on the first kernel only (vm-tests.sh)
 USER_SPACE_TESTS="
 	t_mgdump_rotation_loses_nothing t_mgdump_rotation_by_time_with_a_command_per_file
 	t_mgdump_killed_leaves_only_complete_files t_mgdump_keeps_its_files_under_max_disk_and_max_age

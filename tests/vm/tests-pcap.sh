@@ -16,8 +16,6 @@ ALL_TESTS="
 	t_libpcap_api
 	t_argus_through_the_ifflags_shim
 "
-# of those, the tests of what user space does, the same on every kernel:
-# run on the first kernel only (vm-tests.sh)
 USER_SPACE_TESTS="
 	t_argus_through_the_ifflags_shim
 "

@@ -9,8 +9,6 @@ ALL_TESTS="
 	t_paced_stream_mgcap_keeps_what_af_packet_keeps
 	t_mgdump_two_busy_devices_merged_in_true_time_order
 "
-# of those, the tests of what user space does, the same on every kernel:
-# run on the first kernel only (vm-tests.sh)
 USER_SPACE_TESTS="
 	t_mgdump_two_busy_devices_merged_in_true_time_order
 "
@@ -86,7 +84,7 @@ t_merged_read_beside_a_trickling_queue_loses_no_more_than_one_queue() {
 # readers sleep between the kernel's wakeups, about 170 ms apart, and the
 # rings must carry what comes meanwhile).  The rate leaves CPU 1 room on a
 # slow host: at 3,000 a second, with the host's other core busy, the three
-# readers were short of CPU and lost 5-12 % each, which of them the most
+# readers were short of CPU and lost 4-14 % each, which of them the most
 # as the scheduler had it (what the shapes above measure, with allowances)
 t_paced_stream_mgcap_keeps_what_af_packet_keeps() {
 	setup 4 || return 1
