@@ -8,7 +8,8 @@
  *                  is not generated
  *   rate_pps       each queue's frames a second, paced; 0: as fast as
  *                  NAPI goes (a burst)
- *   frame_len      frame bytes without FCS
+ *   frame_len      frame bytes without FCS, or "imix": the sizes of a
+ *                  simple IMIX in turn (mgt_frame_len())
  *   vlan_tci       0: no tag, else the offloaded TCI
  *   nonlinear      1: payload in a page fragment
  *   flows          UDP flows per queue (RPS spread)
@@ -144,7 +145,11 @@ static DEVICE_ATTR_RO(pending);
 
 static ssize_t frame_len_show(struct device *d, struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(mgt_priv_of(d)->frame_len));
+	u32 v = READ_ONCE(mgt_priv_of(d)->frame_len);
+
+	if (v == MGT_FRAME_LEN_IMIX)
+		return sysfs_emit(buf, "imix\n");
+	return sysfs_emit(buf, "%u\n", v);
 }
 
 static ssize_t frame_len_store(struct device *d, struct device_attribute *attr,
@@ -152,7 +157,9 @@ static ssize_t frame_len_store(struct device *d, struct device_attribute *attr,
 {
 	u32 v;
 
-	if (kstrtou32(buf, 0, &v) || v < MGT_FRAME_MIN || v > MGT_FRAME_MAX)
+	if (sysfs_streq(buf, "imix"))
+		v = MGT_FRAME_LEN_IMIX;
+	else if (kstrtou32(buf, 0, &v) || v < MGT_FRAME_MIN || v > MGT_FRAME_MAX)
 		return -EINVAL;
 	WRITE_ONCE(mgt_priv_of(d)->frame_len, v);
 	return len;

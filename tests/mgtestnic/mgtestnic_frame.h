@@ -32,6 +32,22 @@
 #define MGT_TS_STEP_NS		1000ULL
 #define MGT_TRUTH_OFF		(MGT_HDR_LEN + 10)
 
+/*
+ * The device's frame_len MGT_FRAME_LEN_IMIX ("imix" in sysfs): a queue's
+ * frames take the simple IMIX's sizes in turn, in every 12 seven of 60
+ * bytes, four of 590 and one of 1514 (64, 594 and 1518 on the wire, with
+ * the FCS), interleaved as a link mixes them.
+ */
+#define MGT_FRAME_LEN_IMIX	0U
+
+/* Length of frame @seq of a queue whose device has @frame_len set */
+static inline __u32 mgt_frame_len(__u32 frame_len, __u64 seq)
+{
+	static const __u16 imix[12] = { 60, 590, 60, 60, 590, 60, 1514, 60, 590, 60, 60, 590 };
+
+	return frame_len == MGT_FRAME_LEN_IMIX ? imix[(__u32)(seq % 12)] : frame_len;
+}
+
 /* Hardware stamp of frame S of queue Q: distinct and ordered by (S, Q). */
 static inline __u64 mgt_hwtstamp(__u16 queue, __u64 seq)
 {
@@ -153,5 +169,27 @@ static inline __u32 mgt_build_wire_frame(__u8 *wire, __u32 len, __u32 dev_index,
 	mgt_put16(wire + 14, vlan_tci);
 	return len + 4;
 }
+
+#ifndef __KERNEL__
+#include <stdlib.h>
+#include <string.h>
+
+/* The checkers' --frame-len: "imix" or a length the driver takes; 0 if neither */
+static inline int mgt_parse_frame_len(const char *s, __u32 *frame_len)
+{
+	char *end;
+	unsigned long v;
+
+	if (!strcmp(s, "imix")) {
+		*frame_len = MGT_FRAME_LEN_IMIX;
+		return 1;
+	}
+	v = strtoul(s, &end, 0);
+	if (*s < '0' || *s > '9' || *end || v < MGT_FRAME_MIN || v > MGT_FRAME_MAX)
+		return 0;
+	*frame_len = (__u32)v;
+	return 1;
+}
+#endif
 
 #endif /* MGTESTNIC_FRAME_H */

@@ -44,7 +44,7 @@ static struct net_device *mgt_devs[16];
 
 static struct sk_buff *mgt_build_skb(struct mgt_queue *q, struct mgt_priv *priv)
 {
-	u32 len = READ_ONCE(priv->frame_len);
+	u32 len = mgt_frame_len(READ_ONCE(priv->frame_len), q->seq);
 	bool nonlinear = READ_ONCE(priv->nonlinear);
 	u16 tci = READ_ONCE(priv->vlan_tci);
 	u32 flows = READ_ONCE(priv->flows);

@@ -67,7 +67,8 @@ int main(int argc, char **argv)
 		{ "devices", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned int queues = 0, snaplen = 262144, vlan = 0, frame_len = 128, q;
+	unsigned int queues = 0, snaplen = 262144, vlan = 0, q;
+	__u32 frame_len = 128;
 	int unmerged = 0, only = -1, c;
 	uint64_t sw = 0;	/* host stamps: none before this (ns since the epoch) */
 	/* by stream: device * queues + queue */
@@ -94,7 +95,11 @@ int main(int argc, char **argv)
 		case 'v': vlan = strtoul(optarg, NULL, 0); break;
 		case 'o': only = atoi(optarg); break;
 		case 'u': unmerged = 1; break;
-		case 'f': frame_len = strtoul(optarg, NULL, 0); break;
+		case 'f':
+			if (!mgt_parse_frame_len(optarg, &frame_len))
+				fail("--frame-len %s: neither imix nor %u to %u bytes", optarg,
+				     MGT_FRAME_MIN, MGT_FRAME_MAX);
+			break;
 		case 't': truth = 't'; truth_bound = strtoull(optarg, NULL, 0); break;
 		case 'r': truth = 'r'; raw_offset = strtoll(optarg, NULL, 0); break;
 		case 'b': fallbacks = strtoull(optarg, NULL, 0); break;
@@ -114,7 +119,7 @@ next_file:
 
 	while ((c = pcap_next_ex(p, &h, &data)) == 1) {
 		uint8_t wire[MGT_FRAME_MAX + 4];
-		unsigned int off = vlan ? 4 : 0, i, wirelen = frame_len + off, caplen;
+		unsigned int off = vlan ? 4 : 0, i, wirelen, caplen;
 		uint64_t seq = 0, ts = (uint64_t)h->ts.tv_sec * 1000000000ULL + (uint64_t)h->ts.tv_usec;
 
 		if (h->caplen < 12 + off + MGT_HDR_LEN + 10 - 12)
@@ -136,7 +141,8 @@ next_file:
 		next_seq[sq] = seq + 1;
 		seen[sq]++;
 
-		mgt_build_wire_frame(wire, frame_len, dev, q, seq, 1, (__u16)vlan);
+		wirelen = mgt_build_wire_frame(wire, mgt_frame_len(frame_len, seq), dev, q, seq, 1,
+					       (__u16)vlan);
 		caplen = wirelen < snaplen ? wirelen : snaplen;
 		if (h->len != wirelen || h->caplen != caplen)
 			fail("queue %u seq %" PRIu64 ": len %u caplen %u, expected %u %u", q, seq,
@@ -207,7 +213,7 @@ next_file:
 	return 0;
 usage:
 	fprintf(stderr, "usage: mgcap-pcapcheck FILE... --queues Q --count K [--sw-after NS] [--snaplen S]\n"
-		"       [--vlan TCI] [--only-queue N] [--unmerged] [--frame-len L]\n"
+		"       [--vlan TCI] [--only-queue N] [--unmerged] [--frame-len L|imix]\n"
 		"       [--truth BOUND_NS [--fallbacks N] | --raw-offset NS] [--devices D]\n");
 	return 2;
 }

@@ -4,7 +4,7 @@
  * queue devices and checks every record against what was generated: count,
  * order, every byte, the exact time stamp, the queue, the counters.
  *
- *   mgcap-ringcheck --dev mgt0 --count K [--frame-len L] [--vlan TCI]
+ *   mgcap-ringcheck --dev mgt0 --count K [--frame-len L|imix] [--vlan TCI]
  *                   [--snaplen S] [--sw] [--both-stamps] [--stall [--expect-drops]]
  *                   [--flows F --unordered] [--nodes DIR] [--nonlinear]
  *
@@ -39,7 +39,7 @@ struct opts {
 	const char *dev;
 	unsigned int dev_index;
 	uint64_t count;
-	unsigned int frame_len;
+	__u32 frame_len;	/* or MGT_FRAME_LEN_IMIX */
 	unsigned int vlan_tci;
 	unsigned int snaplen;
 	int software_stamps;
@@ -134,8 +134,8 @@ static void check_record(const struct opts *o, struct queue_state *qs, unsigned 
 		if (qs->seen_map[seq - qs->first_seq]++)
 			fail("queue %u: frame seq %" PRIu64 " captured twice", q, seq);
 	}
-	wirelen = mgt_build_wire_frame(wire, o->frame_len, o->dev_index, q, seq, o->flows,
-				       (__u16)o->vlan_tci);
+	wirelen = mgt_build_wire_frame(wire, mgt_frame_len(o->frame_len, seq), o->dev_index, q,
+				       seq, o->flows, (__u16)o->vlan_tci);
 	caplen = wirelen < o->snaplen ? wirelen : o->snaplen;
 
 	if (rec->queue != q)
@@ -214,7 +214,7 @@ static void get_stats(struct queue_state *qs, struct mgcap_queue_stats *st)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: mgcap-ringcheck --dev DEV --count K [--dev-index I] [--frame-len L]\n"
+	fprintf(stderr, "usage: mgcap-ringcheck --dev DEV --count K [--dev-index I] [--frame-len L|imix]\n"
 		"       [--vlan TCI] [--snaplen S] [--sw] [--both-stamps] [--stall [--expect-drops]]\n"
 		"       [--timeout S]\n"
 		"       [--flows F --unordered] [--nonlinear] [--nodes DIR]\n");
@@ -254,7 +254,11 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'd': o->dev = optarg; break;
 		case 'i': o->dev_index = strtoul(optarg, NULL, 0); break;
 		case 'c': o->count = strtoull(optarg, NULL, 0); break;
-		case 'l': o->frame_len = strtoul(optarg, NULL, 0); break;
+		case 'l':
+			if (!mgt_parse_frame_len(optarg, &o->frame_len))
+				fail("--frame-len %s: neither imix nor %u to %u bytes", optarg,
+				     MGT_FRAME_MIN, MGT_FRAME_MAX);
+			break;
 		case 'v': o->vlan_tci = strtoul(optarg, NULL, 0); break;
 		case 's': o->snaplen = strtoul(optarg, NULL, 0); break;
 		case 'S': o->software_stamps = 1; break;
@@ -269,8 +273,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		default: usage();
 		}
 	}
-	if (!o->dev || !o->count || o->frame_len < MGT_FRAME_MIN || o->frame_len > MGT_FRAME_MAX ||
-	    o->flows < 1 || o->flows > 64 || (o->unordered && o->stall))
+	if (!o->dev || !o->count || o->flows < 1 || o->flows > 64 || (o->unordered && o->stall))
 		usage();
 }
 
@@ -286,7 +289,10 @@ int main(int argc, char **argv)
 
 	parse(argc, argv, &o);
 	nq = read_sysfs_counts(o.dev, "generated", gen, MAX_QUEUES);
-	write_sysfs(o.dev, "frame_len", "%u", o.frame_len);
+	if (o.frame_len == MGT_FRAME_LEN_IMIX)
+		write_sysfs(o.dev, "frame_len", "imix");
+	else
+		write_sysfs(o.dev, "frame_len", "%u", o.frame_len);
 	write_sysfs(o.dev, "vlan_tci", "%u", o.vlan_tci);
 	write_sysfs(o.dev, "flows", "%u", o.flows);
 	write_sysfs(o.dev, "nonlinear", "%d", o.nonlinear);

@@ -51,6 +51,38 @@ static void test_stamps(void)
 	CU_ASSERT_EQUAL(mgt_hwtstamp(2, 5) - mgt_hwtstamp(2, 4), MGT_TS_STEP_NS);
 }
 
+static void test_imix(void)
+{
+	unsigned int n60 = 0, n590 = 0, n1514 = 0, run = 0, longest_run = 0;
+	uint64_t seq;
+	__u32 v = 1;
+
+	/* 7:4:1 in every 12, whichever seq a run starts from */
+	for (seq = 5; seq < 5 + 1200; seq++) {
+		__u32 len = mgt_frame_len(MGT_FRAME_LEN_IMIX, seq);
+
+		n60 += len == 60;
+		n590 += len == 590;
+		n1514 += len == 1514;
+		run = len == 60 ? run + 1 : 0;
+		longest_run = run > longest_run ? run : longest_run;
+	}
+	CU_ASSERT_EQUAL(n60, 700);
+	CU_ASSERT_EQUAL(n590, 400);
+	CU_ASSERT_EQUAL(n1514, 100);
+	CU_ASSERT(longest_run <= 2);	/* interleaved, not three blocks */
+	CU_ASSERT_EQUAL(mgt_frame_len(128, 7), 128);
+
+	CU_ASSERT(mgt_parse_frame_len("imix", &v) && v == MGT_FRAME_LEN_IMIX);
+	CU_ASSERT(mgt_parse_frame_len("1514", &v) && v == 1514);
+	CU_ASSERT(!mgt_parse_frame_len("59", &v));
+	CU_ASSERT(!mgt_parse_frame_len("4097", &v));
+	CU_ASSERT(!mgt_parse_frame_len("128x", &v));
+	CU_ASSERT(!mgt_parse_frame_len("-128", &v));
+	CU_ASSERT(!mgt_parse_frame_len("", &v));
+	CU_ASSERT(!mgt_parse_frame_len("IMIX", &v));
+}
+
 static void test_wire_frame_with_tag(void)
 {
 	uint8_t plain[MGT_FRAME_MAX], wire[MGT_FRAME_MAX + 4];
@@ -70,6 +102,7 @@ void register_frame_tests(void)
 		{ "headers", test_headers },
 		{ "frames differ", test_frames_differ },
 		{ "stamps", test_stamps },
+		{ "IMIX lengths", test_imix },
 		{ "wire frame with a re-inserted tag", test_wire_frame_with_tag },
 	};
 

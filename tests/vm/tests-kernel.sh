@@ -3,6 +3,7 @@
 #   sh tests/vm/tests-kernel.sh [TEST...]     (in the VM; lib.sh)
 ALL_TESTS="
 	t_every_frame_hw_stamps
+	t_imix_every_frame_hw_stamps
 	t_software_stamps_without_hw
 	t_both_stamps_after_the_frame
 	t_vlan_snaplen_nonlinear
@@ -38,6 +39,18 @@ USER_SPACE_TESTS="
 t_every_frame_hw_stamps() {
 	setup 4 && $MGCAP start mgt0 >/dev/null && $MGCAP hwtstamp mgt0 on || return 1
 	$RINGCHECK --dev mgt0 --count 20000
+}
+
+# a link's mix of sizes (the test NIC's IMIX: 60, 590 and 1514 bytes, 7:4:1)
+# through a 1 MiB ring that wraps four times a queue, every byte and stamp;
+# then a stalled reader's 64 KiB ring: what it kept is the first frames whole,
+# and every frame is counted, kept or dropped, whatever its size
+t_imix_every_frame_hw_stamps() {
+	setup 4 && $MGCAP start mgt0 ring-size 1M >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null ||
+		return 1
+	$RINGCHECK --dev mgt0 --count 12000 --frame-len imix || return 1
+	$MGCAP stop mgt0 && $MGCAP start mgt0 ring-size 64K >/dev/null || return 1
+	$RINGCHECK --dev mgt0 --count 2000 --frame-len imix --stall --expect-drops
 }
 
 t_software_stamps_without_hw() {
