@@ -176,7 +176,9 @@ static int mgcap_nl_put_reader(struct sk_buff *skb, struct mgcap_ring *ring, boo
 	      nla_put_u64_64bit(skb, MGCAP_RATTR_FILTERED, atomic64_read(&ring->filtered),
 				MGCAP_RATTR_PAD) ||
 	      nla_put_u32(skb, MGCAP_RATTR_FILTER_LEN, mgcap_nl_filter_len(ring)))) ||
-	    mgcap_nl_put_counters(skb, ring, MGCAP_RATTR_CAPTURED, MGCAP_RATTR_PAD)) {
+	    mgcap_nl_put_counters(skb, ring, MGCAP_RATTR_CAPTURED, MGCAP_RATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MGCAP_RATTR_OUT_OF_ORDER, READ_ONCE(ring->ctrl->out_of_order),
+			      MGCAP_RATTR_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

@@ -53,6 +53,7 @@ void mgcap_merge_free(struct mgcap_merge *m)
 const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
 					 size_t *queue, uint64_t *wait_ns)
 {
+	uint64_t late_before = m->order.out_of_order;
 	long i = mgcap_order_next_with(&m->order, now_ns, wait_ns, look_ahead);
 	struct mgcap_merge_queue *best;
 	const struct mgcap_rec *rec;
@@ -60,6 +61,10 @@ const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
 	if (i < 0)
 		return NULL;
 	best = &m->q[i];
+	/* and in its ring, where mgcap show finds it (only this reader writes it) */
+	if (m->order.out_of_order != late_before)
+		__atomic_store_n(&best->r.ctrl->out_of_order, best->r.ctrl->out_of_order + 1,
+				 __ATOMIC_RELAXED);
 	rec = best->next;
 	best->next = NULL;
 	best->done = best->next_end;

@@ -82,6 +82,8 @@ static int parse_reader(struct nlattr *nest, struct mgcap_nl_reader *r)
 		r->filtered = nla_get_u64(tb[MGCAP_RATTR_FILTERED]);
 	if (tb[MGCAP_RATTR_FILTER_LEN])
 		r->filter_len = nla_get_u32(tb[MGCAP_RATTR_FILTER_LEN]);
+	if (tb[MGCAP_RATTR_OUT_OF_ORDER])
+		r->out_of_order = nla_get_u64(tb[MGCAP_RATTR_OUT_OF_ORDER]);
 	return 0;
 }
 

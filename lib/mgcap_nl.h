@@ -23,6 +23,7 @@ struct mgcap_nl_reader {
 	struct mgcap_nl_counters counters;
 	uint64_t filtered;		/* rejected by its filter in the kernel */
 	uint32_t filter_len;		/* that filter's instructions; 0: none */
+	uint64_t out_of_order;		/* handed out after a newer record, as it counts */
 	int hidden;			/* pid to filter left out: asked without CAP_NET_ADMIN */
 };
 

@@ -242,6 +242,9 @@ static void test_quiet_queue_holds_no_one(void)
 	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 1000 + 4 * HOLD);
 	CU_ASSERT_EQUAL(q, 0);
 	CU_ASSERT_EQUAL(merge.order.out_of_order, 1);
+	/* and in the late record's ring, for mgcap show */
+	CU_ASSERT_EQUAL(rings[0].ctrl->out_of_order, 1);
+	CU_ASSERT_EQUAL(rings[1].ctrl->out_of_order, 0);
 	/* and, having spoken, it holds again: queue 1's next waits for it */
 	put(1, 1000 + 6 * HOLD);
 	CU_ASSERT_EQUAL(take(T0 + 2 * HOLD, &q, &wait), 0);

@@ -28,7 +28,7 @@ static char *render(show_fn *fn, const struct mgcap_nl_list *l)
 static struct mgcap_nl_reader sample_readers[2] = {
 	{ .pid = 42, .comm = "tcp\"dump", .snaplen = 96,
 	  .counters = { .captured = 10, .bytes = 640, .dropped = 2, .fill = 48, .high_water = 96 },
-	  .filtered = 7, .filter_len = 12 },
+	  .filtered = 7, .filter_len = 12, .out_of_order = 5 },
 	{ .pid = 43, .comm = "mgdump", .snaplen = 262144, .counters = { .captured = 12 } },
 };
 
@@ -71,9 +71,11 @@ static void test_json(void)
 		"\"high_water\":0,\"readers\":[]},{\"queue\":1,\"devnode\":\"\",\"captured\":0,"
 		"\"bytes\":0,\"dropped\":3,\"fill\":0,\"high_water\":0,\"readers\":["
 		"{\"pid\":42,\"comm\":\"tcp\\\"dump\",\"snaplen\":96,\"captured\":10,\"bytes\":640,"
-		"\"dropped\":2,\"fill\":48,\"high_water\":96,\"filter_len\":12,\"filtered\":7},"
+		"\"dropped\":2,\"fill\":48,\"high_water\":96,\"filter_len\":12,\"filtered\":7,"
+		"\"out_of_order\":5},"
 		"{\"pid\":43,\"comm\":\"mgdump\",\"snaplen\":262144,\"captured\":12,\"bytes\":0,"
-		"\"dropped\":0,\"fill\":0,\"high_water\":0,\"filter_len\":0,\"filtered\":0}]}]}]\n");
+		"\"dropped\":0,\"fill\":0,\"high_water\":0,\"filter_len\":0,\"filtered\":0,"
+		"\"out_of_order\":0}]}]}]\n");
 	free(out);
 
 	l.count = 0;
@@ -99,8 +101,10 @@ static void test_table(void)
 					   "            0            0       2  \n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n                    10                640            2"
 					   "           48           96          pid 42 tcp\"dump,"
-					   " snaplen 96, filter 12 insns, filtered out 7\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, " pid 43 mgdump, snaplen 262144, filter 0 insns, filtered out 0\n"));
+					   " snaplen 96, filter 12 insns, filtered out 7,"
+					   " out of order 5\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, " pid 43 mgdump, snaplen 262144, filter 0 insns, filtered out 0,"
+					   " out of order 0\n"));
 	free(out);
 	l.count = 0;
 	out = render(mgcap_show_table, &l);
@@ -121,7 +125,8 @@ static void test_table(void)
 /* Asked without CAP_NET_ADMIN: a reader's counters, not who it is or how it reads. */
 static void test_hidden_reader(void)
 {
-	struct mgcap_nl_reader hidden[1] = { { .hidden = 1, .counters = { .captured = 5 } } };
+	struct mgcap_nl_reader hidden[1] = {
+		{ .hidden = 1, .counters = { .captured = 5 }, .out_of_order = 3 } };
 	struct mgcap_nl_list l;
 	struct mgcap_nl_dev d;
 	struct mgcap_nl_queue q[2];
@@ -132,12 +137,12 @@ static void test_hidden_reader(void)
 	q[1].readers = hidden;
 	out = render(mgcap_show_table, &l);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n                     5                  0            0"
-					   "            0            0          -\n"));
+					   "            0            0          out of order 3\n"));
 	CU_ASSERT_PTR_NULL(strstr(out, " pid "));
 	free(out);
 	out = render(mgcap_show_json, &l);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"readers\":[{\"captured\":5,\"bytes\":0,\"dropped\":0,"
-					   "\"fill\":0,\"high_water\":0}]}]}]\n"));
+					   "\"fill\":0,\"high_water\":0,\"out_of_order\":3}]}]}]\n"));
 	free(out);
 }
 
@@ -160,7 +165,7 @@ static void test_clock(void)
 					   " window 830 ns\n"));
 	free(out);
 	out = render_clocks(mgcap_show_json, &l, &measured);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"filtered\":0}]}],\"clock\":{\"phc\":\"/dev/ptp3\",\"method\":"
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"out_of_order\":0}]}],\"clock\":{\"phc\":\"/dev/ptp3\",\"method\":"
 					   "\"PTP_SYS_OFFSET_EXTENDED\",\"offset_ns\":-37000001234,"
 					   "\"freq_ppb\":49987.4,\"freq_unc_ppb\":412.0,"
 					   "\"window_ns\":830}}]\n"));

@@ -7,6 +7,7 @@ ALL_TESTS="
 	t_merged_read_with_three_quiet_queues_loses_no_more_than_one_queue
 	t_merged_read_beside_a_trickling_queue_loses_no_more_than_one_queue
 	t_paced_stream_mgcap_keeps_what_af_packet_keeps
+	t_late_frames_counted_out_of_order_in_mgcap_show
 	t_mgdump_two_busy_devices_merged_in_true_time_order
 "
 USER_SPACE_TESTS="
@@ -114,6 +115,36 @@ t_paced_stream_mgcap_keeps_what_af_packet_keeps() {
 	[ "$afp_cap" -gt 0 ] || bad "AF_PACKET captured nothing"
 	[ "$merged_cap" -ge "$afp_cap" ] || bad "the merged read kept $merged_cap, AF_PACKET $afp_cap"
 	[ "$one_cap" -ge "$afp_cap" ] || bad "queue 0's read kept $one_cap, AF_PACKET $afp_cap"
+}
+
+# the reader line under queue Q's in mgcap show DEV (run as root: its details shown)
+reader_line() {
+	$MGCAP show "$1" | awk -v q="$2" '$1 == q && $NF ~ /^\/dev\/mgcap\// {getline; print; exit}'
+}
+
+# a quiet queue that speaks late: queue 0's 3,000 frames went out (queue 1
+# quiet, nothing to wait for past the hold), then queue 1's 5, stamped before
+# all but the first 5 of them (the test NIC stamps frame S at S us; its stamps
+# are the order's, with -j adapter_unsynced): each goes
+# as it comes, counted out of order under queue 1's reader in mgcap show
+# while tcpdump reads, and in its close report
+t_late_frames_counted_out_of_order_in_mgcap_show() {
+	setup 2 && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
+	start_until merged "listening on" timeout 120 $RUN tcpdump -Z root -i mgcap:mgt0 \
+		-j adapter_unsynced -w "$TMP/merged.pcap" || return 1
+	echo "0 3000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_idle mgt0 && wait_drained || bad "queue 0's frames never went out"
+	echo "1 5" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_idle mgt0 && wait_drained || bad "queue 1's frames never went out"
+	q0=$(reader_line mgt0 0) q1=$(reader_line mgt0 1)
+	say "queue 0's reader: $q0"
+	say "queue 1's reader: $q1"
+	case $q1 in *" tcpdump, "*", out of order 5") ;; *) bad "queue 1's reader: $q1" ;; esac
+	case $q0 in *", out of order 0") ;; *) bad "queue 0's reader: $q0" ;; esac
+	kill -INT $pid_merged
+	wait_end merged || bad "tcpdump did not end cleanly"
+	grep -q "^mgcap: mgcap:mgt0: 5 frames delivered out of stamp order$" "$TMP/merged" ||
+		bad "no close report of the 5"
 }
 
 # both ports of a tap busy at once, their clocks 1 s apart: mgdump --merged

@@ -40,15 +40,15 @@ static void json_readers(FILE *f, const struct mgcap_nl_queue *qu)
 		if (r->hidden) {
 			fprintf(f, "%s{", i ? "," : "");
 			json_counters(f, &r->counters);
-			fputc('}', f);
+			fprintf(f, ",\"out_of_order\":%" PRIu64 "}", r->out_of_order);
 			continue;
 		}
 		fprintf(f, "%s{\"pid\":%" PRIu32 ",\"comm\":", i ? "," : "", r->pid);
 		json_string(f, r->comm);
 		fprintf(f, ",\"snaplen\":%" PRIu32 ",", r->snaplen);
 		json_counters(f, &r->counters);
-		fprintf(f, ",\"filter_len\":%" PRIu32 ",\"filtered\":%" PRIu64 "}",
-			r->filter_len, r->filtered);
+		fprintf(f, ",\"filter_len\":%" PRIu32 ",\"filtered\":%" PRIu64
+			",\"out_of_order\":%" PRIu64 "}", r->filter_len, r->filtered, r->out_of_order);
 	}
 	fputc(']', f);
 }
@@ -159,16 +159,16 @@ void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l,
 
 				c = &rd->counters;
 				if (rd->hidden) {	/* without CAP_NET_ADMIN */
-					fprintf(f, "  %5s " TABLE_COUNTERS " %7s  -\n", "",
-						c->captured, c->bytes, c->dropped, c->fill,
-						c->high_water, "");
+					fprintf(f, "  %5s " TABLE_COUNTERS " %7s  out of order %"
+						PRIu64 "\n", "", c->captured, c->bytes, c->dropped,
+						c->fill, c->high_water, "", rd->out_of_order);
 					continue;
 				}
 				fprintf(f, "  %5s " TABLE_COUNTERS " %7s  pid %" PRIu32 " %s, snaplen %"
 					PRIu32 ", filter %" PRIu32 " insns, filtered out %" PRIu64
-					"\n", "", c->captured, c->bytes, c->dropped, c->fill,
-					c->high_water, "", rd->pid, rd->comm, rd->snaplen,
-					rd->filter_len, rd->filtered);
+					", out of order %" PRIu64 "\n", "", c->captured, c->bytes,
+					c->dropped, c->fill, c->high_water, "", rd->pid, rd->comm,
+					rd->snaplen, rd->filter_len, rd->filtered, rd->out_of_order);
 			}
 		}
 	}

@@ -92,7 +92,13 @@ struct mgcap_ring_ctrl {
 	__u64 producer;
 	__u64 reserved1[7];
 	__u64 consumer;
-	__u64 reserved2[7];
+	/*
+	 * Written by the reader alone, for the status dump: records of this
+	 * ring it handed out after a newer record of another ring (a merged
+	 * read's order missed), since its open.  The kernel only reports it.
+	 */
+	__u64 out_of_order;
+	__u64 reserved2[6];
 };
 
 /* mgcap_rec.flags */
@@ -344,6 +350,7 @@ enum mgcap_reader_attr {
 	MGCAP_RATTR_HIGH_WATER,	/* u64 */
 	MGCAP_RATTR_FILTERED,	/* u64, frames its kernel filter rejected */
 	MGCAP_RATTR_FILTER_LEN,	/* u32, instructions of its kernel filter; 0: none */
+	MGCAP_RATTR_OUT_OF_ORDER, /* u64, as the reader counts it (mgcap_ring_ctrl) */
 	__MGCAP_RATTR_MAX
 };
 
