@@ -7,6 +7,10 @@
 #            is one guest instruction) -> OUTDIR/cost.csv, OUTDIR/capture.csv
 #   profile  perf record under icount, per contender -> OUTDIR/profile-*.txt
 #   burst    the largest burst a ring takes whole (a count) -> OUTDIR/burst.csv
+#   loss     what each reader keeps of one stream, by traffic shape and buffer
+#            size (icount) -> OUTDIR/loss.csv
+#   latency  a lone frame's way to a libpcap reader, by source and read mode
+#            (icount) -> OUTDIR/latency.csv
 #   scaling  one queue against two, wall clock (a 2-vCPU VM: icount would
 #            serialise the vCPUs) -> OUTDIR/scaling.csv
 #
@@ -313,6 +317,165 @@ part_burst() {
 		echo "$ring,$size,$rec,$cap,$lo" >>"$OUT/burst.csv"
 		say "burst: ring $ring, $rec-byte records: capacity $cap, largest lossless burst $lo"
 	done
+}
+
+# --- loss: what each reader keeps of one stream, by traffic shape and buffer ---------
+# Each contender reads the same stream alone, with the same buffer: AF_PACKET's
+# ring (tcpdump -B), or each queue's ring for mgcap (mgcap start ring-size,
+# and tcpdump's -B the same), full frames (tcpdump's default snaplen), as a
+# user runs them.  Under icount a rate is in guest time, one ns an
+# instruction: each frame has a budget of instructions, the generator's, the
+# stack's and the reader's work share one vCPU, and a loss is as reproducible
+# as a count.  Four queues, NAPI polling them all on the one vCPU.
+LOSS_SHAPES=${MGCAP_BENCH_LOSS_SHAPES:-one-flow zipf-imix paced-imix burst}
+LOSS_BUFFERS_MB=${MGCAP_BENCH_LOSS_BUFFERS:-1 2 8}
+LOSS_CONTENDERS=${MGCAP_BENCH_LOSS_CONTENDERS:-afpacket mgcap-merged mgcap-queue0 mgdump}
+
+# loss_shape NAME: the stream's frame_len, each queue's rate (0: as fast as
+# NAPI goes) and the generate request, into $shape_len $shape_rate $shape_request
+loss_shape() {
+	case $1 in
+	one-flow)	# RSS puts one big flow on one queue: the other three are quiet
+		shape_len=1514 shape_rate=${MGCAP_BENCH_LOSS_RATE_FLOW:-100000} shape_request="0 30000" ;;
+	zipf-imix)	# many flows, skewed over the queues by Zipf's law, sizes mixed
+		shape_len=imix shape_rate=${MGCAP_BENCH_LOSS_RATE_ZIPF:-50000} shape_request="zipf 60000" ;;
+	paced-imix)	# an even spread, sizes mixed
+		shape_len=imix shape_rate=${MGCAP_BENCH_LOSS_RATE_EVEN:-40000} shape_request="all 15000" ;;
+	burst)	# line rate, as fast as the generator goes, on one queue
+		shape_len=1514 shape_rate=0 shape_request="0 20000" ;;
+	*) say "unknown shape $1"; return 1 ;;
+	esac
+}
+
+# the generated counts of mgt0's queues, summed: all, or queue 0's
+generated() {
+	read -r q0 rest </sys/class/net/mgt0/mgtestnic/generated
+	[ "$1" = queue0 ] && { echo "$q0"; return; }
+	echo $((q0 + $(echo "$rest" | sed 's/ /+/g; s/^$/0/')))
+}
+
+loss_cell() {	# loss_cell SHAPE MB CONTENDER -> a line of loss.csv
+	shape=$1 mb=$2 contender=$3
+	kb=$((mb * 1024))
+	rm -f "$TMPFS"/*
+	: >"$OUT/reader.txt"
+	case $3 in
+	afpacket) set -- tcpdump -i mgt0 -Q in -n -B $kb -Z root -w /dev/null ;;
+	mgcap-merged) set -- $RUN tcpdump -i mgcap:mgt0 -n -B $kb -Z root -w /dev/null ;;
+	mgcap-queue0) set -- $RUN tcpdump -i mgcap:mgt0@0 -n -B $kb -Z root -w /dev/null ;;
+	mgdump) set -- $RUN $B/tools/mgdump/mgdump -i mgt0 -w "$TMPFS/out.pcapng" ;;
+	*) say "unknown loss contender $3"; return 1 ;;
+	esac
+	case $contender in
+	mgcap-* | mgdump) $MGCAP start mgt0 ring-size "${mb}M" >/dev/null || return 1 ;;
+	esac
+	"$@" >"$OUT/reader.txt" 2>&1 &
+	reader=$!
+	case $contender in
+	mgdump) until [ "$($MGCAP -j show mgt0 | grep -o '"pid":' | wc -l)" -ge 4 ]; do sleep 0.05; done ;;
+	*) wait_for "$OUT/reader.txt" "listening on" || return 1 ;;
+	esac
+	which=all
+	[ $contender = mgcap-queue0 ] && which=queue0
+	before=$(generated $which)
+	echo "$shape_len" >/sys/class/net/mgt0/mgtestnic/frame_len &&
+		echo "$shape_rate" >/sys/class/net/mgt0/mgtestnic/rate_pps &&
+		echo "$shape_request" >/sys/class/net/mgt0/mgtestnic/generate || return 1
+	run_ns && t0=$RUN_NS
+	# (the shell's read costs no fork; guest time while waiting for a file
+	# over 9p is not the stream's: the CPU's busy time is what is measured)
+	while read -r left </sys/class/net/mgt0/mgtestnic/pending && [ "$left" != "0 0 0 0" ]; do
+		sleep 0.2
+	done
+	run_ns && busy=$((RUN_NS - t0))
+	offered=$(($(generated $which) - before))
+	sleep $SETTLE
+	kill -INT "$reader"
+	wait "$reader"
+	cat "$OUT/reader.txt" >>"$LOG"
+	case $contender in
+	mgdump) captured=$(sed -n 's/^mgdump: \([0-9]*\) packets written.*/\1/p' "$OUT/reader.txt") ;;
+	*) captured=$(sed -n 's/^\([0-9]*\) packets captured.*/\1/p' "$OUT/reader.txt") ;;
+	esac
+	[ "$contender" = afpacket ] || $MGCAP stop mgt0 >/dev/null
+	[ -n "$captured" ] || { say "$contender: no packet count"; return 1; }
+	echo "$shape,$shape_len,$shape_rate,$mb,$contender,$offered,$captured,$busy" >>"$OUT/loss.csv"
+	say "loss: $shape ($shape_len bytes, $shape_rate/s a queue), $mb MiB, $contender:" \
+		"$captured of $offered, CPU busy $((busy / 1000000)) ms"
+}
+
+# mgt0 with N queues, its address, no stamps
+nic_with_queues() {
+	rmmod mgtestnic && insmod "$NIC" queues="$1" || return 1
+	ip link set mgt0 up && sysctl -qw net.ipv6.conf.mgt0.disable_ipv6=1 &&
+		ip addr add 198.51.100.1/24 dev mgt0
+}
+
+part_loss() {
+	echo "shape,frame_len,rate_pps,buffer_mb,contender,offered,captured,busy_ns" >"$OUT/loss.csv"
+	nic_with_queues 4 || return 1
+	for shape in $LOSS_SHAPES; do
+		loss_shape "$shape" || return 1
+		for mb in $LOSS_BUFFERS_MB; do
+			for c in $LOSS_CONTENDERS; do
+				loss_cell "$shape" "$mb" "$c" || return 1
+			done
+		done
+	done
+	echo 0 >/sys/class/net/mgt0/mgtestnic/rate_pps
+	nic_with_queues "$(nproc)"
+}
+
+# --- latency: how long a lone frame on a quiet device takes to reach its reader ----
+# One frame at a time on queue 1, the other queues quiet, 200 ms apart (idle
+# time, which icount skips); the test NIC stamps from its clock and writes the
+# system time of each frame's making into it; bench/latency reads with
+# libpcap, as a live viewer does, and says how long after that it had each.
+# In guest time: the instructions on the way plus every timer the frame
+# waited for.  Immediate mode (tcpdump to a terminal) and tcpdump's default
+# read timeout (1000 ms, with -w).
+LATENCY_FRAMES=${MGCAP_BENCH_LATENCY_FRAMES:-20}
+
+latency_cell() {	# latency_cell SOURCE MODE
+	opts=immediate
+	[ "$2" = timeout ] && opts="timeout 1000"
+	$RUN $B/build/bench/latency "$1" $LATENCY_FRAMES $opts >"$OUT/reader.txt" 2>&1 &
+	reader=$!
+	wait_for "$OUT/reader.txt" "latency: reading" || return 1
+	for i in $(seq $LATENCY_FRAMES); do
+		echo "1 1" >/sys/class/net/mgt0/mgtestnic/generate || return 1
+		sleep 0.2
+	done
+	i=0
+	while kill -0 "$reader" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && { say "latency: $1 $2 read fewer than $LATENCY_FRAMES"; return 1; }
+		sleep 0.2
+	done
+	wait "$reader" || { cat "$OUT/reader.txt" >>"$LOG"; return 1; }
+	# (its "latency: reading" line is on stderr, in the same file)
+	awk -v s="$1" -v m="$2" '$1 == "latency:" && $2 != "reading" { print s "," m "," ++n "," $3 }' \
+		"$OUT/reader.txt" >>"$OUT/latency.csv"
+	say "latency: $1, $2: $(awk '$1 == "latency:" && $2 != "reading" { printf "%d ", $3 / 1000 }' \
+		"$OUT/reader.txt")us"
+}
+
+part_latency() {
+	echo "source,mode,frame,latency_ns" >"$OUT/latency.csv"
+	nic_with_queues 4 || return 1
+	$MGCAP hwtstamp mgt0 on >/dev/null &&
+		echo 1 >/sys/class/net/mgt0/mgtestnic/phc_stamps &&
+		echo 128 >/sys/class/net/mgt0/mgtestnic/frame_len || return 1
+	for mode in immediate timeout; do
+		latency_cell mgt0 "$mode" || return 1
+		$MGCAP start mgt0 >/dev/null || return 1
+		for source in mgcap:mgt0 mgcap:mgt0@1; do
+			latency_cell "$source" "$mode" || return 1
+		done
+		$MGCAP stop mgt0 >/dev/null || return 1
+	done
+	echo 0 >/sys/class/net/mgt0/mgtestnic/phc_stamps
+	nic_with_queues "$(nproc)"
 }
 
 # --- scaling: one queue against two, wall clock ------------------------------------------

@@ -4,9 +4,10 @@
 # copies a run's report to BENCHMARKS.md and the files it links to into
 # bench/published/ (check-local builds the programs, so that they keep
 # compiling).
-BENCH_BIN = build/bench/readpath build/bench/writer
+BENCH_BIN = build/bench/readpath build/bench/writer build/bench/latency
 BENCH_FILES = bench/agree.py bench/analysis.md bench/bench.h bench/guest-bench.sh \
-	bench/publish.py bench/readpath.c bench/report.py bench/run.sh bench/writer.c
+	bench/latency.c bench/publish.py bench/readpath.c bench/report.py bench/run.sh \
+	bench/writer.c
 # the run make bench-publish publishes: make bench-publish BENCH_RUN=DIR for another
 BENCH_RUN = $(abs_builddir)/build/bench
 EXTRA_DIST += $(BENCH_FILES)
@@ -27,6 +28,11 @@ build/bench/writer: bench/writer.c bench/bench.h tools/mgdump/libmgdump.a lib/li
 	$(AM_V_CC)$(CC) $(DEFS) $(LIB_CPPFLAGS) -I$(srcdir)/tools/mgdump -I$(srcdir)/tests \
 		$(AM_CFLAGS) -O2 -o $@ $(srcdir)/bench/writer.c tools/mgdump/libmgdump.a \
 		lib/libmgcap.a -lpcap
+# libpcap's API alone, run in the VM under mgcap-run as tcpdump is
+build/bench/latency: bench/latency.c tests/mgtestnic/mgtestnic_frame.h
+	@mkdir -p build/bench
+	$(AM_V_CC)$(CC) $(DEFS) -I$(srcdir)/tests $(AM_CFLAGS) -O2 -o $@ $(srcdir)/bench/latency.c \
+		-lpcap
 bench: all $(BENCH_BIN)
 	sh $(srcdir)/bench/run.sh $(abs_srcdir) $(abs_builddir)
 # where each contender's instructions go (in-guest perf under icount), printed

@@ -7,7 +7,8 @@
 # and mgdump's pcapng writer against pcap_dump().  In VMs (one kernel,
 # MGCAP_BENCH_KERNEL, default the first built): instructions a packet for
 # every contender under pktgen and test-NIC loads, a profile of each, burst
-# absorption, and multi-queue scaling.
+# absorption, loss by traffic shape and buffer size, a lone frame's latency,
+# and multi-queue scaling.
 #
 # Everything goes to the build tree, nothing to the source tree: the raw CSV
 # and profiles to BUILDDIR/build/bench/results/, then report.py writes the
@@ -158,7 +159,7 @@ fi
 # which icount cannot show, on the wall clock in a 2-vCPU VM
 t0=$(date +%s)
 echo "bench: VM, kernel $kver: instruction counts under icount"
-vm icount 1 "-icount shift=0,sleep=off" cost profile burst
+vm icount 1 "-icount shift=0,sleep=off" cost profile burst loss latency
 echo "bench: VM, kernel $kver: multi-queue scaling, wall clock"
 vm wallclock 2 "" scaling
 cp "$bb"/icount/*.csv "$bb"/icount/profile-*.txt "$bb"/wallclock/scaling.csv "$res/"
