@@ -421,20 +421,18 @@ def loss_table():
 
 
 def latency_table():
-    """The latency table, and the medians (ns) by (source, mode)."""
+    """The latency table, and the latencies (ns) by (source, mode)."""
     rows = read("latency.csv")
     by = {}
     for r in rows:
         by.setdefault((r["source"], r["mode"]), []).append(int(r["latency_ns"]))
     out = ["| source | read | frames | median | first frame | largest |",
            "|---|---|---:|---:|---:|---:|"]
-    medians = {}
     for (source, mode), v in by.items():
-        medians[(source, mode)] = med(v)
         out.append(f"| `{source}` | {'immediate mode' if mode == 'immediate' else 'timeout 1000 ms'} "
                    f"| {len(v)} | {fmt(med(v) / 1000, 1)} us | {fmt(v[0] / 1000, 1)} us "
                    f"| {fmt(max(v) / 1000, 1)} us |")
-    return out, medians
+    return out, by
 
 
 def histogram(name, title, columns, rows, ylabel=""):
@@ -578,13 +576,18 @@ def main():
                             f"{100 * by[c]:.1f} % against {100 * afp:.1f} %",
                             by[c] <= afp))
     # latency: a live viewer of a merged source does not wait for the order's hold
-    for mode in ("immediate", "timeout"):
-        m, a = la.get(("mgcap:mgt0", mode)), la.get(("mgt0", mode))
-        if m is not None and a is not None:
-            targets.append((f"a lone frame reaches a merged read ({mode}) within 1 ms of "
-                            f"when it reaches AF_PACKET's, at the median",
-                            f"{m / 1000:,.1f} us against {a / 1000:,.1f} us",
-                            m <= a + 1000000))
+    m, a = la.get(("mgcap:mgt0", "immediate")), la.get(("mgt0", "immediate"))
+    if m and a:
+        targets.append(("a lone frame reaches a merged read in immediate mode within 1 ms of "
+                        "when it reaches AF_PACKET's, at the median",
+                        f"{med(m) / 1000:,.1f} us against {med(a) / 1000:,.1f} us",
+                        med(m) <= med(a) + 1000000))
+    for source in ("mgcap:mgt0", "mgcap:mgt0@1"):
+        v = la.get((source, "timeout"))
+        if v:
+            targets.append((f"with a read timeout of 1000 ms, every lone frame reaches `{source}` "
+                            "within it (and 1 ms)", f"at most {max(v) / 1000:,.1f} us",
+                            max(v) <= 1001000000))
     for size, ratio in wr.items():
         targets.append((f"pcapng writer 1.5x pcap_dump ({size} bytes; host wall clock)",
                         f"{ratio:.2f}x", ratio >= 1.5))
