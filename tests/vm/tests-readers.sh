@@ -140,12 +140,16 @@ t_readers_beyond_memory_are_refused() {
 
 # reader_filtered PID: frames the kernel filter of reader PID rejected, over its queues
 reader_filtered() {
-	$MGCAP show | awk -v pid="$1" '$6 == "pid" && $7 == pid {s += $NF} END {print s + 0}'
+	$MGCAP show | awk -v pid="$1" '$6 == "pid" && $7 == pid {
+		for (i = 8; i < NF; i++) if ($i == "filtered") s += $(i + 2)
+	} END {print s + 0}'
 }
 
 # reader_filter_len PID: instructions of the kernel filter of reader PID (queue 0)
 reader_filter_len() {
-	$MGCAP show | awk -v pid="$1" '$6 == "pid" && $7 == pid {print $(NF - 4); exit}'
+	$MGCAP show | awk -v pid="$1" '$6 == "pid" && $7 == pid {
+		for (i = 8; i < NF; i++) if ($i == "filter") {print $(i + 1); exit}
+	}'
 }
 
 # filtered_capture NAME FILTER: tcpdump with FILTER over 2 x 2000 frames; sets
@@ -219,7 +223,7 @@ t_readers_details_only_for_cap_net_admin() {
 	sed 's/^/      /' "$TMP/user"
 	grep -q "^mgt0: mode mirror, 2 queues" "$TMP/user" || bad "the user sees no capture"
 	[ "$(grep -c " /dev/mgcap/mgt0@[01]$" "$TMP/user")" = 2 ] || bad "the user sees no queues"
-	n=$(awk 'NF == 6 && $6 == "-" {n++} END {print n + 0}' "$TMP/user")
+	n=$(awk 'NF == 9 && $6 " " $7 " " $8 == "out of order" {n++} END {print n + 0}' "$TMP/user")
 	[ "$n" = 2 ] || bad "the user sees $n of 2 readers' counters"
 	! grep -q "tcpdump\| pid \|insns\|filtered" "$TMP/user" || bad "the user sees reader details"
 	! grep -q '"pid"\|"comm"\|"filter_len"\|"filtered"\|"snaplen":80' "$TMP/user.json" ||
@@ -229,7 +233,7 @@ import json, sys
 readers = [[r for q in json.load(open(f))[0]["queues"] for r in q["readers"]]
            for f in sys.argv[1:]]
 user, root = readers
-counters = {"captured", "bytes", "dropped", "fill", "high_water"}
+counters = {"captured", "bytes", "dropped", "fill", "high_water", "out_of_order"}
 assert len(user) == 2 and all(set(r) == counters for r in user), user
 assert [[r[k] for k in counters] for r in user] == [[r[k] for k in counters] for r in root]
 ' "$TMP/user.json" "$TMP/root.json" || bad "the user's JSON: $(cat "$TMP/user.json")"
