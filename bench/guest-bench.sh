@@ -371,10 +371,25 @@ loss_cell() {	# loss_cell SHAPE MB CONTENDER -> a line of loss.csv
 	esac
 	"$@" >"$OUT/reader.txt" 2>&1 &
 	reader=$!
-	case $contender in
-	mgdump) until [ "$($MGCAP -j show mgt0 | grep -o '"pid":' | wc -l)" -ge 4 ]; do sleep 0.05; done ;;
-	*) wait_for "$OUT/reader.txt" "listening on" || return 1 ;;
-	esac
+	# ready: reading every queue (mgdump) or listening (tcpdump); 30 s at most
+	i=0
+	until case $contender in
+		mgdump) [ "$($MGCAP -j show mgt0 | grep -o '"pid":' | wc -l)" -ge 4 ] ;;
+		*) grep -q "listening on" "$OUT/reader.txt" ;;
+		esac; do
+		i=$((i + 1))
+		if [ $i -gt 600 ] || ! kill -0 "$reader" 2>/dev/null; then
+			say "loss: $shape, $mb MiB, $contender never got ready:" \
+				"$(cat "$OUT/reader.txt"; $MGCAP show mgt0)"
+			kill -KILL "$reader" 2>/dev/null
+			wait "$reader"
+			[ "$contender" = afpacket ] || $MGCAP stop mgt0 >/dev/null
+			# a cell without a count: the report shows it failed
+			echo "$shape,$shape_len,$shape_rate,$mb,$contender,,,," >>"$OUT/loss.csv"
+			return 0
+		fi
+		sleep 0.05
+	done
 	which=all
 	[ $contender = mgcap-queue0 ] && which=queue0
 	before=$(generated $which)
@@ -384,8 +399,8 @@ loss_cell() {	# loss_cell SHAPE MB CONTENDER -> a line of loss.csv
 	run_ns && t0=$RUN_NS
 	# (the shell's read costs no fork; guest time while waiting for a file
 	# over 9p is not the stream's: the CPU's busy time is what is measured)
-	while read -r left </sys/class/net/mgt0/mgtestnic/pending && [ "$left" != "0 0 0 0" ]; do
-		sleep 0.2
+	while read -r left </sys/class/net/mgt0/mgtestnic/pending; do
+		case $left in *[1-9]*) sleep 0.2 ;; *) break ;; esac
 	done
 	run_ns && busy=$((RUN_NS - t0))
 	offered=$(($(generated $which) - before))

@@ -133,11 +133,12 @@ echo "bench: merged reads of 1 to 64 queues"
 echo "queues,records,instructions,callback_instructions" >"$res/merge-callgrind.csv"
 for queues in 1 4 16 64; do
 	n=20000
-	valgrind -q --tool=callgrind --toggle-collect=deliver_merged --callgrind-out-file="$bb/cg.out" \
+	# the read op: one queue has its own path, several go through deliver_merged()
+	valgrind -q --tool=callgrind --toggle-collect=pcap_mgcap_read --callgrind-out-file="$bb/cg.out" \
 		"$bb/readpath" --merge $queues $n
 	total=$(callgrind_annotate "$bb/cg.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
 	cb=$(callgrind_annotate "$bb/cg.out" | awk '/:count_packet / { gsub(",", "", $1); print $1; exit }')
-	counted deliver_merged "$total" || continue
+	counted pcap_mgcap_read "$total" || continue
 	echo "$queues,$n,$total,${cb:-0}" >>"$res/merge-callgrind.csv"
 done
 

@@ -95,7 +95,7 @@ static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 	size_t reader = nla_total_size(0) +			/* MGCAP_ATTR_READER */
 		2 * nla_total_size(sizeof(u32)) +		/* PID, SNAPLEN */
 		nla_total_size(TASK_COMM_LEN) +			/* COMM */
-		6 * nla_total_size_64bit(sizeof(u64)) +		/* counters, FILTERED */
+		7 * nla_total_size_64bit(sizeof(u64)) +	/* counters, FILTERED, OUT_OF_ORDER */
 		nla_total_size(sizeof(u32));			/* FILTER_LEN */
 	size_t queue = nla_total_size(0) +			/* MGCAP_ATTR_QUEUE */
 		nla_total_size(sizeof(u32)) +			/* ID */

@@ -89,7 +89,7 @@ struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring)
 			kref_get(&ring->autostop->ref);
 		}
 		if (!ring->first_reader) {
-			mgcap_ring_clear_reader_error(ring);
+			mgcap_ring_clear_reader_state(ring);
 			ring->first_reader = true;
 			mine = ring;
 			break;

@@ -72,6 +72,7 @@ struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
 	/* the ABI: producer and consumer each on a cache line of their own */
 	BUILD_BUG_ON(offsetof(struct mgcap_ring_ctrl, producer) != 64);
 	BUILD_BUG_ON(offsetof(struct mgcap_ring_ctrl, consumer) != 128);
+	BUILD_BUG_ON(offsetof(struct mgcap_ring_ctrl, out_of_order) != 136);
 	BUILD_BUG_ON(sizeof(struct mgcap_ring_ctrl) > PAGE_SIZE);
 	BUILD_BUG_ON(sizeof(struct mgcap_rec) != 24);
 	/* mgcap_ring_capture() zeroes a record's padding with one u64 store */
@@ -157,12 +158,13 @@ bool mgcap_ring_has_flag(const struct mgcap_ring *ring, u32 flag)
 	return READ_ONCE(ring->flags) & flag;
 }
 
-/* A new reader starts without the last one's error. */
-void mgcap_ring_clear_reader_error(struct mgcap_ring *ring)
+/* A new reader of the capture's own ring starts without the last one's error and counts. */
+void mgcap_ring_clear_reader_state(struct mgcap_ring *ring)
 {
 	spin_lock_bh(&ring->lock);
 	mgcap_ring_change_flags(ring, 0, MGCAP_RING_F_BAD_CONSUMER);
 	spin_unlock_bh(&ring->lock);
+	WRITE_ONCE(ring->ctrl->out_of_order, 0);
 }
 
 /* The capture stopped: no producer runs any more (RCU grace period passed). */

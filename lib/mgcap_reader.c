@@ -106,8 +106,6 @@ int mgcap_reader_open(struct mgcap_reader *r, const char *path, char *err, size_
 		saved = EPROTO;
 		goto fail;
 	}
-	/* the first reader's ring outlives its readers: each counts from its open */
-	__atomic_store_n(&r->ctrl->out_of_order, 0, __ATOMIC_RELAXED);
 	return 0;
 
 fail:

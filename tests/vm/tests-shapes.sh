@@ -127,9 +127,11 @@ reader_line() {
 # all but the first 5 of them (the test NIC stamps frame S at S us; its stamps
 # are the order's, with -j adapter_unsynced): each goes
 # as it comes, counted out of order under queue 1's reader in mgcap show
-# while tcpdump reads, and in its close report
+# while tcpdump reads, and in its close report; the next reader of the same
+# rings counts from 0
 t_late_frames_counted_out_of_order_in_mgcap_show() {
-	setup 2 && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
+	# started apart, so that its rings outlive the reader: the next starts from 0
+	setup 2 && $MGCAP start mgt0 >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
 	start_until merged "listening on" timeout 120 $RUN tcpdump -Z root -i mgcap:mgt0 \
 		-j adapter_unsynced -w "$TMP/merged.pcap" || return 1
 	echo "0 3000" >/sys/class/net/mgt0/mgtestnic/generate
@@ -145,6 +147,12 @@ t_late_frames_counted_out_of_order_in_mgcap_show() {
 	wait_end merged || bad "tcpdump did not end cleanly"
 	grep -q "^mgcap: mgcap:mgt0: 5 frames delivered out of stamp order$" "$TMP/merged" ||
 		bad "no close report of the 5"
+	start_until next "listening on" timeout 120 $RUN tcpdump -Z root -i mgcap:mgt0 \
+		-w "$TMP/next.pcap" || return 1
+	q1=$(reader_line mgt0 1)
+	case $q1 in *" tcpdump, "*", out of order 0") ;; *) bad "the next reader: $q1" ;; esac
+	kill -INT $pid_next
+	wait_end next || bad "the next tcpdump did not end cleanly"
 }
 
 # both ports of a tap busy at once, their clocks 1 s apart: mgdump --merged

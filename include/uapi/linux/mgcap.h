@@ -95,7 +95,8 @@ struct mgcap_ring_ctrl {
 	/*
 	 * Written by the reader alone, for the status dump: records of this
 	 * ring it handed out after a newer record of another ring (a merged
-	 * read's order missed), since its open.  The kernel only reports it.
+	 * read's order missed), from 0 at its open.  The kernel only
+	 * reports it.
 	 */
 	__u64 out_of_order;
 	__u64 reserved2[6];
