@@ -130,6 +130,14 @@ start_contender() {
 	esac
 }
 
+# reader_count tcpdump|mgdump: the packets it says it kept, in $OUT/reader.txt
+reader_count() {
+	case $1 in
+	tcpdump) sed -n 's/^\([0-9]*\) packets captured.*/\1/p' "$OUT/reader.txt" ;;
+	mgdump) sed -n 's/^mgdump: \([0-9]*\) packets written.*/\1/p' "$OUT/reader.txt" ;;
+	esac
+}
+
 stop_contender() {	# stop_contender NAME DEV
 	captured=
 	case $1 in
@@ -147,7 +155,7 @@ stop_contender() {	# stop_contender NAME DEV
 	cat "$OUT/reader.txt" >>"$LOG"
 	case $1 in
 	afpacket* | mgcap-mirror* | mgcap-drop | mgcap-drop-filter)
-		captured=$(sed -n 's/^\([0-9]*\) packets captured.*/\1/p' "$OUT/reader.txt") ;;
+		captured=$(reader_count tcpdump) ;;
 	netsniff-ng)
 		captured=$(tr -d '\r' <"$OUT/reader.txt" | sed -n 's/^ *\([0-9]*\) *packets passed filter.*/\1/p') ;;
 	mgcap-ring)
@@ -157,7 +165,7 @@ stop_contender() {	# stop_contender NAME DEV
 		second=$(sed -n 's/^end: \([0-9]*\) records read.*/\1/p' "$OUT/reader2.txt")
 		[ "$captured" = "$second" ] || { say "$1: readers read $captured and $second"; return 1; } ;;
 	mgdump*)
-		captured=$(sed -n 's/^mgdump: \([0-9]*\) packets written.*/\1/p' "$OUT/reader.txt") ;;
+		captured=$(reader_count mgdump) ;;
 	esac
 	case $1 in
 	mgcap-mirror* | mgcap-drop | mgdump*) $MGCAP stop "$2" >/dev/null ;;
@@ -195,11 +203,15 @@ inject_pktgen() {	# synchronous: pktgen's thread runs until it has sent them all
 	echo start >$PG/pgctrl
 }
 
+# mgt0 up with this host's address (once), no IPv6 of its own
+nic_address() {
+	[ -n "$(ip -br addr show dev mgt0 to 198.51.100.1/32)" ] ||
+		{ ip link set mgt0 up && sysctl -qw net.ipv6.conf.mgt0.disable_ipv6=1 &&
+			ip addr add 198.51.100.1/24 dev mgt0; }
+}
+
 setup_nic() {
-	if [ -z "$(ip -br addr show dev mgt0 to 198.51.100.1/32)" ]; then
-		ip link set mgt0 up && sysctl -qw net.ipv6.conf.mgt0.disable_ipv6=1 &&
-			ip addr add 198.51.100.1/24 dev mgt0 || return 1
-	fi
+	nic_address || return 1
 	echo $(($1 - 4)) >/sys/class/net/mgt0/mgtestnic/frame_len
 	DEV=mgt0
 }
@@ -385,7 +397,7 @@ loss_cell() {	# loss_cell SHAPE MB CONTENDER -> a line of loss.csv
 			wait "$reader"
 			[ "$contender" = afpacket ] || $MGCAP stop mgt0 >/dev/null
 			# a cell without a count: the report shows it failed
-			echo "$shape,$shape_len,$shape_rate,$mb,$contender,,,," >>"$OUT/loss.csv"
+			echo "$shape,$shape_len,$shape_rate,$mb,$contender,,," >>"$OUT/loss.csv"
 			return 0
 		fi
 		sleep 0.05
@@ -408,10 +420,7 @@ loss_cell() {	# loss_cell SHAPE MB CONTENDER -> a line of loss.csv
 	kill -INT "$reader"
 	wait "$reader"
 	cat "$OUT/reader.txt" >>"$LOG"
-	case $contender in
-	mgdump) captured=$(sed -n 's/^mgdump: \([0-9]*\) packets written.*/\1/p' "$OUT/reader.txt") ;;
-	*) captured=$(sed -n 's/^\([0-9]*\) packets captured.*/\1/p' "$OUT/reader.txt") ;;
-	esac
+	captured=$(reader_count "$([ "$contender" = mgdump ] && echo mgdump || echo tcpdump)")
 	[ "$contender" = afpacket ] || $MGCAP stop mgt0 >/dev/null
 	[ -n "$captured" ] || { say "$contender: no packet count"; return 1; }
 	echo "$shape,$shape_len,$shape_rate,$mb,$contender,$offered,$captured,$busy" >>"$OUT/loss.csv"
@@ -421,9 +430,7 @@ loss_cell() {	# loss_cell SHAPE MB CONTENDER -> a line of loss.csv
 
 # mgt0 with N queues, its address, no stamps
 nic_with_queues() {
-	rmmod mgtestnic && insmod "$NIC" queues="$1" || return 1
-	ip link set mgt0 up && sysctl -qw net.ipv6.conf.mgt0.disable_ipv6=1 &&
-		ip addr add 198.51.100.1/24 dev mgt0
+	rmmod mgtestnic && insmod "$NIC" queues="$1" && nic_address
 }
 
 part_loss() {
@@ -468,11 +475,10 @@ latency_cell() {	# latency_cell SOURCE MODE
 		sleep 0.2
 	done
 	wait "$reader" || { cat "$OUT/reader.txt" >>"$LOG"; return 1; }
-	# (its "latency: reading" line is on stderr, in the same file)
-	awk -v s="$1" -v m="$2" '$1 == "latency:" && $2 != "reading" { print s "," m "," ++n "," $3 }' \
-		"$OUT/reader.txt" >>"$OUT/latency.csv"
-	say "latency: $1, $2: $(awk '$1 == "latency:" && $2 != "reading" { printf "%d ", $3 / 1000 }' \
-		"$OUT/reader.txt")us"
+	# each frame's ns (its "latency: reading" line is on stderr, in the same file)
+	ns=$(awk '$1 == "latency:" && $2 != "reading" { print $3 }' "$OUT/reader.txt")
+	echo "$ns" | awk -v s="$1" -v m="$2" '{ print s "," m "," NR "," $1 }' >>"$OUT/latency.csv"
+	say "latency: $1, $2: $(echo "$ns" | awk '{ printf "%d ", $1 / 1000 }')us"
 }
 
 part_latency() {

@@ -392,12 +392,12 @@ def loss_table():
         if key not in cells:
             order.append(key)
             cells[key] = {}
+        shapes[r["shape"]] = (r["frame_len"], int(r["rate_pps"]))
         if not r["captured"]:   # it never got ready (the log says why)
             cells[key][r["contender"]] = None
             continue
         offered, captured = int(r["offered"]), int(r["captured"])
         cells[key][r["contender"]] = (offered, captured, int(r["busy_ns"]))
-        shapes[r["shape"]] = (r["frame_len"], int(r["rate_pps"]))
     out = ["| shape | frame bytes | rate a queue | CPU a frame | buffer | " +
            " | ".join(name for _, name in LOSS_CONTENDERS) + " |",
            "|---|---:|---:|---:|---:|" + "---:|" * len(LOSS_CONTENDERS)]

@@ -4,11 +4,12 @@
 # defconfig: KASAN, lockdep, kmemleak, UBSAN and the rest.  Built once per
 # (source version, fragment, compiler) and kept outside the checkout, in
 # $MGCAP_KERNEL_CACHE (default /var/cache/mgcap/kernels); about 28 minutes
-# on 2 cores with other work beside it, 2.3 GB.  Installed where module builds and the VM look for a kernel
-# (/lib/modules/RELEASE/build, /boot/vmlinuz-RELEASE, links into the
-# cache); prints RELEASE.  "debug-kernel.sh --uninstall" takes the links
-# away again (DKMS would build for a kernel it finds there), and configure
-# leaves it out of the kernels a plain build and make check cover.
+# on 2 cores with other work beside it, 2.3 GB.  Installed where module
+# builds and the VM look for a kernel (/lib/modules/RELEASE/build,
+# /boot/vmlinuz-RELEASE, links into the cache); prints RELEASE.
+# "debug-kernel.sh --uninstall" takes the links away again (DKMS would build
+# for a kernel it finds there), and configure leaves it out of the kernels a
+# plain build and make check cover.
 set -eu
 if [ "${1:-}" = --uninstall ]; then	# whatever fragment or compiler built it
 	rm -rf /lib/modules/*-mgcap-debug /boot/vmlinuz-*-mgcap-debug
