@@ -369,6 +369,29 @@ static int queue_stats(pcap_t *p, size_t i, struct mgcap_queue_stats *st)
 	return 0;
 }
 
+/*
+ * Queue @i's counts from now on, its ring emptied of what an earlier reader
+ * left: the counts' base and the discard agree once no frame came between
+ * them (a frame counted in the base and then discarded would be received
+ * and never delivered), which a few tries find even under a stream.
+ */
+static int start_queue(pcap_t *p, size_t i)
+{
+	struct pcap_mgcap *pm = p->priv;
+	struct mgcap_queue_stats *base = &pm->stats_base[i], after;
+	int tries = 0;
+
+	do {
+		if (queue_stats(p, i, base))
+			return -1;
+		mgcap_reader_discard(&pm->queues[i].r);
+		if (queue_stats(p, i, &after))
+			return -1;
+	} while ((after.captured != base->captured || after.dropped != base->dropped) &&
+		 ++tries < 8);
+	return 0;
+}
+
 static int pcap_mgcap_stats(pcap_t *p, struct pcap_stat *ps)
 {
 	struct pcap_mgcap *pm = p->priv;
@@ -616,15 +639,15 @@ static int activate(pcap_t *p)
 
 		if (ioctl(r->fd, MGCAP_IOC_SET_SNAPLEN, &snaplen) < 0 ||
 		    ioctl(r->fd, MGCAP_IOC_SET_TSTAMP, &tstamp_source) < 0 ||
-		    ioctl(r->fd, MGCAP_IOC_SET_WAKEUP, &wake) < 0 ||
-		    queue_stats(p, i, &pm->stats_base[i]) < 0) {
+		    ioctl(r->fd, MGCAP_IOC_SET_WAKEUP, &wake) < 0) {
 			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
 						  "%s: cannot set up queue %u", p->opt.device,
 						  r->info.queue);
 			return PCAP_ERROR;
 		}
 		/* a capture starts now, not with what an earlier reader left */
-		mgcap_reader_discard(r);
+		if (start_queue(p, i))
+			return PCAP_ERROR;
 		mgcap_reader_set_gated(r, pm->adapter);
 		p->bufsize += (int)r->info.data_size;
 	}

@@ -590,6 +590,12 @@ def main():
                         "when it reaches AF_PACKET's, at the median",
                         f"{med(m) / 1000:,.1f} us against {med(a) / 1000:,.1f} us",
                         med(m) <= med(a) + 1000000))
+        # the first frame after the open too: idle queues hold it their lag (10 ms), not the hold
+        targets.append(("no lone frame waits for the hold (100 ms): each reaches a merged read in "
+                        "immediate mode within an idle queue's lag (10 ms) and 1 ms of the slowest "
+                        "to reach AF_PACKET's",
+                        f"at most {max(m) / 1000:,.1f} us against {max(a) / 1000:,.1f} us",
+                        max(m) <= max(a) + 11000000))
     for source in ("mgcap:mgt0", "mgcap:mgt0@1"):
         v = la.get((source, "timeout"))
         if v:

@@ -67,7 +67,7 @@ int mgcap_adapter_sample(struct mgcap_adapter *a, int moved, uint64_t now_mono_n
 	if (mgcap_phc_sample(&a->phc, &s) < 0)
 		step = -errno;
 	else if ((step = mgcap_clock_add_sample(&a->clock, &s)) < 0)
-		step = -ERANGE;		/* a window below zero */
+		step = -ERANGE;		/* a clock out of range, a window below 0 or over 1 s */
 	if (step < 0) {
 		a->sample_errors++;
 		a->sample_errno = -step;

@@ -41,14 +41,23 @@ static void add_line(struct mgcap_clock *c, int64_t sys, int64_t phc, double bou
 	add_interval(c, &iv);
 }
 
+/* in [0, MGCAP_CLOCK_NS_MAX) */
+static int in_range(int64_t ns)
+{
+	return ns >= 0 && ns < MGCAP_CLOCK_NS_MAX;
+}
+
 int mgcap_clock_add_sample(struct mgcap_clock *c, const struct mgcap_clock_sample *s)
 {
-	int64_t window = s->sys_after - s->sys_before;
-	int64_t sys, half, dphc, dsys, elapsed;
+	int64_t window, sys, half, dphc, dsys, elapsed, reach;
 	double moved, unc, stray;
 	int step = 0;
 
-	if (window < 0)
+	if (!in_range(s->sys_before) || !in_range(s->sys_after) || !in_range(s->phc) ||
+	    !in_range(s->mono))
+		return -1;
+	window = s->sys_after - s->sys_before;
+	if (window < 0 || window > MGCAP_CLOCK_WINDOW_MAX)
 		return -1;
 	sys = mgcap_clock_sample_sys(s);
 	half = (window + 1) / 2;
@@ -92,8 +101,11 @@ int mgcap_clock_add_sample(struct mgcap_clock *c, const struct mgcap_clock_sampl
 	c->steps++;
 	elapsed = s->mono - c->last_mono + half + c->last_half;
 	/* (CLOCK_MONOTONIC may itself be slewed by up to 500 ppm) */
-	c->before_step = c->last_phc +
-			 (int64_t)ceil((double)elapsed * (1 + MGCAP_CLOCK_MAX_RATE + 5e-4)) + 1;
+	reach = (int64_t)fmin(ceil((double)elapsed * (1 + MGCAP_CLOCK_MAX_RATE + 5e-4)),
+			      MGCAP_CLOCK_NS_MAX);
+	/* (no PHC reading in range lies beyond MGCAP_CLOCK_NS_MAX: it saturates there) */
+	c->before_step = reach < MGCAP_CLOCK_NS_MAX - c->last_phc ? c->last_phc + 1 + reach :
+								      MGCAP_CLOCK_NS_MAX;
 	c->have_step = 1;
 	/*
 	 * The interval across the step converts on its line, which strays from

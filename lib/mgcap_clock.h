@@ -83,8 +83,18 @@ struct mgcap_clock {
 void mgcap_clock_init(struct mgcap_clock *c);
 
 /*
+ * What a sample may hold: every clock's nanoseconds below 2^62 (the year
+ * 2116 for system time; no clock is set before 0), so that no difference
+ * or sum of two overflows; a window of at most a second (the kernel's
+ * slowest cross-timestamp takes microseconds).
+ */
+#define MGCAP_CLOCK_NS_MAX	(1LL << 62)
+#define MGCAP_CLOCK_WINDOW_MAX	1000000000LL
+
+/*
  * The next sample, taken after every earlier one.  1 if it reveals a step
- * since the previous one, 0 if not, -1 if refused (its window is negative).
+ * since the previous one, 0 if not, -1 if refused (a clock outside its
+ * range, a negative or wider window).
  */
 int mgcap_clock_add_sample(struct mgcap_clock *c, const struct mgcap_clock_sample *s);
 

@@ -42,7 +42,8 @@ int mgcap_merge_init(struct mgcap_merge *m, struct mgcap_merge_queue *queues, si
 		queues[i].head_seen = queues[i].r.head;
 		queues[i].head_seen_at = 0;
 	}
-	return mgcap_order_init(&m->order, n, hold_ns, look_ahead, m);
+	/* a ring shows a record as soon as the kernel wrote it */
+	return mgcap_order_init(&m->order, n, hold_ns, MGCAP_ORDER_IDLE_LAG_NS, look_ahead, m);
 }
 
 void mgcap_merge_free(struct mgcap_merge *m)

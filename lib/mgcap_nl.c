@@ -52,6 +52,51 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
 	return NL_STOP;
 }
 
+/*
+ * What each attribute must be, checked by libnl before it is read: a
+ * counter shorter than its type, or a string without its NUL, is a
+ * malformed reply rather than bytes read past the attribute.
+ */
+static struct nla_policy dev_policy[MGCAP_ATTR_MAX + 1] = {
+	[MGCAP_ATTR_IFINDEX] = { .type = NLA_U32 },
+	[MGCAP_ATTR_IFNAME] = { .type = NLA_STRING },
+	[MGCAP_ATTR_MODE] = { .type = NLA_U32 },
+	[MGCAP_ATTR_RING_SIZE] = { .type = NLA_U64 },
+	[MGCAP_ATTR_SNAPLEN] = { .type = NLA_U32 },
+	[MGCAP_ATTR_NUM_QUEUES] = { .type = NLA_U32 },
+	[MGCAP_ATTR_QUEUES] = { .type = NLA_NESTED },
+	[MGCAP_ATTR_AUTOSTOP] = { .type = NLA_FLAG },
+};
+
+static struct nla_policy queue_policy[MGCAP_QATTR_MAX + 1] = {
+	[MGCAP_QATTR_ID] = { .type = NLA_U32 },
+	[MGCAP_QATTR_DEVNODE] = { .type = NLA_STRING },
+	[MGCAP_QATTR_CAPTURED] = { .type = NLA_U64 },
+	[MGCAP_QATTR_BYTES] = { .type = NLA_U64 },
+	[MGCAP_QATTR_DROPPED] = { .type = NLA_U64 },
+	[MGCAP_QATTR_FILL] = { .type = NLA_U64 },
+	[MGCAP_QATTR_HIGH_WATER] = { .type = NLA_U64 },
+	[MGCAP_QATTR_NUM_READERS] = { .type = NLA_U32 },
+	[MGCAP_QATTR_READERS] = { .type = NLA_NESTED },
+};
+
+static struct nla_policy reader_policy[MGCAP_RATTR_MAX + 1] = {
+	[MGCAP_RATTR_PID] = { .type = NLA_U32 },
+	[MGCAP_RATTR_COMM] = { .type = NLA_STRING },
+	[MGCAP_RATTR_SNAPLEN] = { .type = NLA_U32 },
+	[MGCAP_RATTR_CAPTURED] = { .type = NLA_U64 },
+	[MGCAP_RATTR_BYTES] = { .type = NLA_U64 },
+	[MGCAP_RATTR_DROPPED] = { .type = NLA_U64 },
+	[MGCAP_RATTR_FILL] = { .type = NLA_U64 },
+	[MGCAP_RATTR_HIGH_WATER] = { .type = NLA_U64 },
+	[MGCAP_RATTR_FILTERED] = { .type = NLA_U64 },
+	[MGCAP_RATTR_FILTER_LEN] = { .type = NLA_U32 },
+	[MGCAP_RATTR_OUT_OF_ORDER] = { .type = NLA_U64 },
+};
+
+/* a record's queue is a u16: no capture has more queues than that */
+#define MAX_QUEUES 65536
+
 /* The five counters of a queue's or a reader's nest, consecutive types from @captured on. */
 static void parse_counters(struct nlattr **tb, int captured, struct mgcap_nl_counters *c)
 {
@@ -67,7 +112,7 @@ static int parse_reader(struct nlattr *nest, struct mgcap_nl_reader *r)
 {
 	struct nlattr *tb[MGCAP_RATTR_MAX + 1];
 
-	if (nla_parse_nested(tb, MGCAP_RATTR_MAX, nest, NULL))
+	if (nla_parse_nested(tb, MGCAP_RATTR_MAX, nest, reader_policy))
 		return -1;
 	/* who reads and how is for CAP_NET_ADMIN only: the counters stay */
 	r->hidden = !tb[MGCAP_RATTR_PID];
@@ -108,7 +153,7 @@ static int parse_queue(struct nlattr *nest, struct mgcap_nl_queue *q)
 {
 	struct nlattr *tb[MGCAP_QATTR_MAX + 1];
 
-	if (nla_parse_nested(tb, MGCAP_QATTR_MAX, nest, NULL) || !tb[MGCAP_QATTR_ID])
+	if (nla_parse_nested(tb, MGCAP_QATTR_MAX, nest, queue_policy) || !tb[MGCAP_QATTR_ID])
 		return -1;
 	q->id = nla_get_u32(tb[MGCAP_QATTR_ID]);
 	if (tb[MGCAP_QATTR_DEVNODE])
@@ -116,6 +161,8 @@ static int parse_queue(struct nlattr *nest, struct mgcap_nl_queue *q)
 	parse_counters(tb, MGCAP_QATTR_CAPTURED, &q->counters);
 	if (tb[MGCAP_QATTR_NUM_READERS])
 		q->num_readers = nla_get_u32(tb[MGCAP_QATTR_NUM_READERS]);
+	if (q->num_readers > MGCAP_READERS_MAX)
+		return -1;
 	if (!tb[MGCAP_QATTR_READERS])
 		return q->num_readers ? -1 : 0;
 	return parse_readers(tb[MGCAP_QATTR_READERS], q);
@@ -128,8 +175,17 @@ static int parse_queues(struct nlattr *queues, struct mgcap_nl_dev *d)
 	int rem;
 
 	nla_for_each_nested(nest, queues, rem) {
-		if (d->num_parsed == d->num_queues || parse_queue(nest, &d->queues[d->num_parsed]))
+		struct mgcap_nl_queue *q;
+
+		if (d->num_parsed == d->num_queues)
 			return -1;
+		q = &d->queues[d->num_parsed];
+		if (parse_queue(nest, q)) {
+			/* the slot empty again: a later part of the dump may fill it */
+			free(q->readers);
+			memset(q, 0, sizeof(*q));
+			return -1;
+		}
 		d->num_parsed++;
 	}
 	return 0;
@@ -151,6 +207,8 @@ static int parse_dev(struct nlattr **tb, struct mgcap_nl_dev *d)
 		d->snaplen = nla_get_u32(tb[MGCAP_ATTR_SNAPLEN]);
 	d->autostop = tb[MGCAP_ATTR_AUTOSTOP] != NULL;
 	d->num_queues = nla_get_u32(tb[MGCAP_ATTR_NUM_QUEUES]);
+	if (d->num_queues > MAX_QUEUES)
+		return -1;
 	d->queues = calloc(d->num_queues ? d->num_queues : 1, sizeof(*d->queues));
 	if (!d->queues)
 		return -1;
@@ -166,41 +224,44 @@ static void free_dev(struct mgcap_nl_dev *d)
 	free(d->queues);
 }
 
-static int on_reply(struct nl_msg *msg, void *arg)
+int mgcap_nl_parse_reply(struct nlmsghdr *nlh, struct mgcap_nl_list *l)
 {
-	struct request *req = arg;
 	struct nlattr *tb[MGCAP_ATTR_MAX + 1];
-	struct mgcap_nl_list *l = req->out;
 	struct mgcap_nl_dev *devs, *last;
 
-	if (!l)
-		return NL_OK;
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, MGCAP_ATTR_MAX, NULL))
-		goto bad;
+	if (genlmsg_parse(nlh, 0, tb, MGCAP_ATTR_MAX, dev_policy))
+		return -1;
 	/* START's or SET's reply too large to list the queues: the caller asks GET */
 	if (!tb[MGCAP_ATTR_QUEUES])
-		return NL_OK;
+		return 0;
 	/* more queues of a device a dump split over several messages */
 	last = l->count ? &l->devs[l->count - 1] : NULL;
 	if (last && last->num_parsed < last->num_queues && tb[MGCAP_ATTR_IFINDEX] &&
-	    nla_get_u32(tb[MGCAP_ATTR_IFINDEX]) == last->ifindex) {
-		if (!tb[MGCAP_ATTR_QUEUES] || parse_queues(tb[MGCAP_ATTR_QUEUES], last))
-			goto bad;
-		return NL_OK;
-	}
+	    nla_get_u32(tb[MGCAP_ATTR_IFINDEX]) == last->ifindex)
+		return parse_queues(tb[MGCAP_ATTR_QUEUES], last);
 	devs = realloc(l->devs, (l->count + 1) * sizeof(*devs));
 	if (!devs)
-		goto bad;
+		return -1;
 	l->devs = devs;
 	if (parse_dev(tb, &devs[l->count])) {
 		free_dev(&devs[l->count]);
-		goto bad;
+		return -1;
 	}
 	l->count++;
+	return 0;
+}
+
+static int on_reply(struct nl_msg *msg, void *arg)
+{
+	struct request *req = arg;
+
+	if (!req->out)
+		return NL_OK;
+	if (mgcap_nl_parse_reply(nlmsg_hdr(msg), req->out)) {
+		req->parse_err = 1;
+		return NL_SKIP;
+	}
 	return NL_OK;
-bad:
-	req->parse_err = 1;
-	return NL_SKIP;
 }
 
 int mgcap_nl_request(uint8_t cmd, int dump, mgcap_nl_fill_fn fill, const void *arg,

@@ -94,6 +94,17 @@ typedef int (*mgcap_nl_fill_fn)(struct nl_msg *msg, const void *arg);
 int mgcap_nl_request(uint8_t cmd, int dump, mgcap_nl_fill_fn fill, const void *arg,
 		     struct mgcap_nl_list *out, struct mgcap_nl_error *e);
 
+/*
+ * One reply of the family (START's, SET's, GET's or a part of a dump) into
+ * @l: a device added, or more queues of its last one where a dump split
+ * it.  -1 where the reply is not what the family sends: an attribute of the
+ * wrong size, a count beyond what the kernel can have, more queues or
+ * readers than it counted; @l stays whole for mgcap_nl_free_list().  The
+ * request functions use it; a fuzzer feeds it bytes.
+ */
+struct nlmsghdr;
+int mgcap_nl_parse_reply(struct nlmsghdr *nlh, struct mgcap_nl_list *l);
+
 /* The kernel's extack message for @e, else a description of its errno. */
 const char *mgcap_nl_strerror(const struct mgcap_nl_error *e);
 

@@ -3,13 +3,14 @@
 
 #include "mgcap_order.h"
 
-int mgcap_order_init(struct mgcap_order *o, size_t n, uint64_t hold_ns,
+int mgcap_order_init(struct mgcap_order *o, size_t n, uint64_t hold_ns, uint64_t idle_lag_ns,
 		     mgcap_order_look_fn look, void *arg)
 {
 	size_t i;
 
 	o->n = n;
 	o->hold_ns = hold_ns;
+	o->idle_lag_ns = idle_lag_ns;
 	o->look = look;
 	o->arg = arg;
 	/* n + 1: never calloc(0), which may return NULL */
@@ -29,6 +30,7 @@ int mgcap_order_init(struct mgcap_order *o, size_t n, uint64_t hold_ns,
 	for (i = 0; i < n; i++) {
 		o->empty[i] = i;
 		o->src[i].quiet_from = MGCAP_ORDER_PENDING;
+		o->src[i].idle_from = 0;
 	}
 	return 0;
 }

@@ -8,9 +8,13 @@
  * the oldest of those.  A source that shows nothing may still produce an
  * older record (its frames may be a NAPI round behind), so the oldest
  * record waits while some empty source last showed an older key; but a
- * record waits at most @hold_ns from when it became visible, so an idle
- * source never holds the stream back longer than that.  Order never costs
- * a frame: a source quiet for longer than the hold (while the others
+ * record waits at most @hold_ns from when it became visible, so an empty
+ * source never holds the stream back longer than that.  A source that has
+ * shown nothing for a whole hold of real time (or nothing since the order
+ * began) is idle: it has no backlog, and holds a record @idle_lag_ns at
+ * most, the caller's bound on how late an idle source's frame shows (a live
+ * viewer of a quiet link does not wait for the hold).  Order never costs a
+ * frame: a source quiet for longer than the hold (while the others
  * delivered more than @hold_ns of key time) holds no one, and with @rush
  * set (the caller's rings passed their fill mark) nothing waits.  What a
  * late source then brings is handed out as it comes, counted in
@@ -41,9 +45,17 @@ typedef int (*mgcap_order_look_fn)(void *arg, size_t src, uint64_t now_ns, uint6
 /* quiet_from of a source no record was handed out since it went empty */
 #define MGCAP_ORDER_PENDING	UINT64_MAX
 
+/*
+ * How long an idle receive queue's ring holds a record: its interrupt's
+ * coalescing and a NAPI poll of each busier queue on its CPU, with room for
+ * an emulated one.
+ */
+#define MGCAP_ORDER_IDLE_LAG_NS	10000000ULL
+
 struct mgcap_order {
 	size_t n;
 	uint64_t hold_ns;		/* 0: never hold back */
+	uint64_t idle_lag_ns;		/* an idle source's hold (hold_ns, if shorter) */
 	int rush;			/* set by the caller: hold nothing back now */
 	uint64_t out_of_order;		/* records handed out after a newer one */
 	uint64_t newest_out;		/* the newest key handed out */
@@ -59,6 +71,11 @@ struct mgcap_order {
 		 * source is quiet.
 		 */
 		uint64_t quiet_from;
+		/*
+		 * Empty: the monotonic ns from which it is idle, a hold after
+		 * it went empty; 0 for one empty since the order began.
+		 */
+		uint64_t idle_from;
 	} *src;
 	struct mgcap_order_slot {
 		uint64_t key;
@@ -69,8 +86,12 @@ struct mgcap_order {
 	size_t *empty, empty_n;
 };
 
-/* 0, or -1 (out of memory); mgcap_order_free() frees what it allocated. */
-int mgcap_order_init(struct mgcap_order *o, size_t n, uint64_t hold_ns,
+/*
+ * @idle_lag_ns: how late an idle source's record can show, at most; the
+ * hold for sources that are never prompt.  0, or -1 (out of memory);
+ * mgcap_order_free() frees what it allocated.
+ */
+int mgcap_order_init(struct mgcap_order *o, size_t n, uint64_t hold_ns, uint64_t idle_lag_ns,
 		     mgcap_order_look_fn look, void *arg);
 void mgcap_order_free(struct mgcap_order *o);
 
@@ -140,30 +161,42 @@ void mgcap_order_refresh_top(struct mgcap_order *o, uint64_t now_ns, mgcap_order
 			mgcap_order_sift_from_top(o, o->heap[o->heap_n]);
 		o->empty[o->empty_n++] = top;
 		o->src[top].quiet_from = MGCAP_ORDER_PENDING;
+		o->src[top].idle_from = now_ns + o->hold_ns;
 	}
 	o->top_stale = 0;
 }
 
 /*
- * Whether the record of @key waits: some empty source that is not quiet
- * might still produce something older, and it has not waited the hold.
- * Handed out, it starts the quiet time of the empty sources that had none.
+ * How much longer the record of @key, visible for @waited ns, waits: until
+ * no empty source that is not quiet might still produce something older,
+ * each for the hold at most, an idle one for its lag.  0: it goes now, and
+ * starts the quiet time of the empty sources that had none.
  */
-static inline int mgcap_order_holds(struct mgcap_order *o, uint64_t key, uint64_t waited)
+static inline uint64_t mgcap_order_hold_left(struct mgcap_order *o, uint64_t key,
+					     uint64_t now_ns, uint64_t waited)
 {
-	int hold = 0;
+	uint64_t visible = now_ns - waited, left = 0;
+	uint64_t idle_lag = o->hold_ns < o->idle_lag_ns ? o->hold_ns : o->idle_lag_ns;
 	size_t i;
 
 	if (waited < o->hold_ns && !o->rush) {
-		for (i = 0; i < o->empty_n && !hold; i++) {
+		for (i = 0; i < o->empty_n; i++) {
 			const struct mgcap_order_source *e = &o->src[o->empty[i]];
 			int quiet = e->quiet_from != MGCAP_ORDER_PENDING &&
 				    key > e->quiet_from && key - e->quiet_from >= o->hold_ns;
+			uint64_t until = visible + o->hold_ns;
 
-			hold = !quiet && e->last_key < key;
+			if (quiet || e->last_key >= key)
+				continue;
+			/* idle by then: the lag only */
+			if (e->idle_from < until)
+				until = e->idle_from > visible + idle_lag ? e->idle_from :
+									    visible + idle_lag;
+			if (until > now_ns && until - now_ns > left)
+				left = until - now_ns;
 		}
-		if (hold)
-			return 1;
+		if (left)
+			return left;
 	}
 	for (i = 0; i < o->empty_n; i++)
 		if (o->src[o->empty[i]].quiet_from == MGCAP_ORDER_PENDING)
@@ -203,10 +236,9 @@ long mgcap_order_next_with(struct mgcap_order *o, uint64_t now_ns, uint64_t *wai
 	best = &o->src[best_i];
 
 	waited = now_ns - best->visible_at;
-	if (mgcap_order_holds(o, best->key, waited)) {
-		*wait_ns = o->hold_ns - waited;
+	*wait_ns = mgcap_order_hold_left(o, best->key, now_ns, waited);
+	if (*wait_ns)
 		return -1;
-	}
 	o->top_stale = 1;
 	best->last_key = best->key;
 	if (best->key < o->newest_out)

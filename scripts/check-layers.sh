@@ -13,6 +13,7 @@
 #   tests/mgtestnic      itself
 #   tests/programs       itself, lib, tests (the test NIC's frame layout)
 #   tests/unit           itself, lib, tools/mgcap, tools/mgdump, tests
+#   tests/fuzz           itself, lib, tools/mgdump
 #   bench                itself, ., lib, tools/mgdump, tests/unit, tests
 # An include found nowhere in the tree comes from outside it (libpcap's own
 # headers, config.h) and is not the tree's to judge.
@@ -27,6 +28,7 @@ may_see() {
 	.|tools/mgcap|tools/mgdump) echo "$1 lib" ;;
 	tests/programs) echo "$1 lib tests" ;;
 	tests/unit) echo "$1 lib tools/mgcap tools/mgdump tests" ;;
+	tests/fuzz) echo "$1 lib tools/mgdump" ;;
 	bench) echo "$1 . lib tools/mgdump tests/unit tests" ;;
 	*) echo "UNKNOWN" ;;
 	esac

@@ -29,16 +29,20 @@ apt-get install -y -qq --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config flex bison dpkg-dev \
 	libnl-3-dev libnl-genl-3-dev libcunit1-dev libpcap-dev libsystemd-dev \
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 \
+	linux-image-rt-amd64 linux-headers-rt-amd64 \
 	sparse linux-source-6.1 xz-utils help2man groff-base \
 	iproute2 ethtool kmod busybox-static procps python3-pip \
 	tcpdump tshark wireshark-common argus-server argus-client \
 	netsniff-ng valgrind gnuplot-nox python3 linux-perf \
 	debhelper dh-dkms dkms lintian systemd udev \
-	libelf-dev libssl-dev bc >/dev/null	# (the last: make check-debug's kernel)
+	clang-14 libclang-rt-14-dev \
+	libelf-dev libssl-dev bc >/dev/null	# (clang: the fuzzers; the last: make check-debug's kernel)
 
-# Second kernel: Debian's 6.12 (generic flavour) from bookworm-backports.
+# Second kernel: Debian's 6.12 from bookworm-backports, generic and
+# PREEMPT_RT (the VM tests pick what runs on each by its flavour)
 apt-get install -y -qq --no-install-recommends -t bookworm-backports \
-	"linux-image-${BACKPORTS_KVER}-amd64" "linux-headers-${BACKPORTS_KVER}-amd64" >/dev/null
+	"linux-image-${BACKPORTS_KVER}-amd64" "linux-headers-${BACKPORTS_KVER}-amd64" \
+	"linux-image-${BACKPORTS_KVER}-rt-amd64" "linux-headers-${BACKPORTS_KVER}-rt-amd64" >/dev/null
 
 pip install -q --root-user-action=ignore "virtme-ng==${VIRTME_NG_VERSION}"
 echo "install-deps: done"

@@ -226,6 +226,35 @@ static void test_bad_input(void)
 	CU_ASSERT_EQUAL(mgcap_clock_add_sample(&c, &s), 1);
 	CU_ASSERT_EQUAL(mgcap_clock_convert(&c, T0 - SAMPLE_NS / 2, ~0ULL, &sys, &bound), -1);
 	CU_ASSERT_EQUAL(mgcap_clock_convert(&c, T0, ~0ULL, &sys, &bound), -1);
+	/*
+	 * Clocks outside their range, a window over a second: refused, where
+	 * their differences once overflowed (the fuzzer's first find)
+	 */
+	s = (struct mgcap_clock_sample){ INT64_MIN, T0, INT64_MAX, 0 };
+	CU_ASSERT_EQUAL(mgcap_clock_add_sample(&c, &s), -1);
+	s = (struct mgcap_clock_sample){ T0, MGCAP_CLOCK_NS_MAX, T0, 0 };
+	CU_ASSERT_EQUAL(mgcap_clock_add_sample(&c, &s), -1);
+	s = (struct mgcap_clock_sample){ T0, T0, T0, -1 };
+	CU_ASSERT_EQUAL(mgcap_clock_add_sample(&c, &s), -1);
+	s = (struct mgcap_clock_sample){ T0, T0, T0 + MGCAP_CLOCK_WINDOW_MAX + 1, 0 };
+	CU_ASSERT_EQUAL(mgcap_clock_add_sample(&c, &s), -1);
+	s = (struct mgcap_clock_sample){ T0, T0, T0 + MGCAP_CLOCK_WINDOW_MAX, SAMPLE_NS * 2 };
+	CU_ASSERT(mgcap_clock_add_sample(&c, &s) >= 0);
+	/*
+	 * A PHC at the top of its range, then a step after most of CLOCK_MONOTONIC's:
+	 * the reach of the step saturates at the range's end (it overflowed),
+	 * and the sample after it too (unit-san's UBSan sees any overflow)
+	 */
+	mgcap_clock_init(&c);
+	s = (struct mgcap_clock_sample){ T0, MGCAP_CLOCK_NS_MAX - 1, T0, 0 };
+	CU_ASSERT_EQUAL(mgcap_clock_add_sample(&c, &s), 0);
+	s = (struct mgcap_clock_sample){ T0 + SAMPLE_NS, 0, T0 + SAMPLE_NS, MGCAP_CLOCK_NS_MAX - 1 };
+	CU_ASSERT_EQUAL(mgcap_clock_add_sample(&c, &s), 1);
+	CU_ASSERT_EQUAL(c.before_step, MGCAP_CLOCK_NS_MAX);
+	s = (struct mgcap_clock_sample){ T0 + 2 * SAMPLE_NS, SAMPLE_NS, T0 + 2 * SAMPLE_NS,
+					 MGCAP_CLOCK_NS_MAX - 1 };
+	CU_ASSERT(mgcap_clock_add_sample(&c, &s) >= 0);
+	CU_ASSERT_EQUAL(mgcap_clock_convert(&c, SAMPLE_NS / 2, ~0ULL, &sys, &bound), -1);
 }
 
 /*

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* mgdump's files: names as tcpdump's, rotation between whole blocks, statistics at the end. */
+#include <errno.h>
 #include <fcntl.h>
 #include <pcap/pcap.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,60 @@
 #include "dump_output.h"
 #include "postrotate.h"
 #include "unit.h"
+
+/*
+ * A disk that fills on demand: the files' write(), open() and unlink()
+ * come here (the unit tests link with --wrap for each).  Writes fail with
+ * ENOSPC once room_writes more went (-1: never), opens while opens_full is
+ * set; with unlink_makes_room, removing a file ends both.
+ */
+static int room_writes = -1, opens_full, unlink_makes_room;
+ssize_t __real_write(int fd, const void *buf, size_t n);
+ssize_t __wrap_write(int fd, const void *buf, size_t n);
+int __real_open(const char *path, int flags, ...);
+int __wrap_open(const char *path, int flags, ...);
+int __real_unlink(const char *path);
+int __wrap_unlink(const char *path);
+
+int __wrap_unlink(const char *path)
+{
+	int ret = __real_unlink(path);
+
+	if (ret == 0 && unlink_makes_room) {
+		room_writes = -1;
+		opens_full = 0;
+	}
+	return ret;
+}
+
+ssize_t __wrap_write(int fd, const void *buf, size_t n)
+{
+	if (room_writes == 0) {
+		errno = ENOSPC;
+		return -1;
+	}
+	if (room_writes > 0)
+		room_writes--;
+	return __real_write(fd, buf, n);
+}
+
+int __wrap_open(const char *path, int flags, ...)
+{
+	int mode = 0;
+
+	if (flags & O_CREAT) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, int);
+		va_end(ap);
+	}
+	if (opens_full) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return __real_open(path, flags, mode);
+}
 
 static void test_file_names(void)
 {
@@ -201,6 +257,224 @@ static void test_full_disk_keeps_whole_blocks(void)
 	CU_ASSERT(stat(o.part, &st) == 0 && (uint64_t)st.st_size == header + 3 * one);
 	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
 	CU_ASSERT_EQUAL(read_back(dir, "cap", 1, 0), 3);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
+/* @o set up for files @dir/@base (a new directory made from @dir's template) */
+static void output_in_new_dir(struct dump_output *o, char *dir, char *path, size_t len,
+			      const char *base)
+{
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, len, "%s/%s", dir, base);
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	o->ifs = ifs;
+	o->nifs = 2;
+}
+
+/*
+ * A full disk (/dev/full in place of the file): the write fails saying so,
+ * and none of it stays; once there is room the next one goes; a close on a
+ * full disk still names the file, whole without its statistics.
+ */
+static void test_full_disk_then_room(void)
+{
+	static uint8_t buf[1 << 16];
+	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600], cmd[640];
+	struct dump_output o;
+	struct stat st;
+	int file_fd, full_fd, calls = 0;
+	uint64_t header;
+	size_t len = blocks(buf, 0, 10);
+
+	output_in_new_dir(&o, dir, path, sizeof(path), "cap");
+	o.collect_stats = fixed_stats;
+	o.collect_arg = &calls;
+	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
+	header = o.file_bytes;
+	file_fd = dup(o.fd);
+	full_fd = open("/dev/full", O_WRONLY);
+	CU_ASSERT_FATAL(file_fd >= 0 && full_fd >= 0);
+
+	CU_ASSERT_FATAL(dup2(full_fd, o.fd) == o.fd);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, len), -1);
+	CU_ASSERT(o.full);
+	CU_ASSERT_EQUAL(o.kept, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.error, "No space left on device"));
+	CU_ASSERT_EQUAL(o.file_bytes, header);
+
+	CU_ASSERT_FATAL(dup2(file_fd, o.fd) == o.fd);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, len), 0);
+	CU_ASSERT(!o.full);
+	CU_ASSERT_EQUAL(o.kept, len);
+
+	CU_ASSERT_FATAL(dup2(full_fd, o.fd) == o.fd);
+	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
+	CU_ASSERT_EQUAL(calls, 1);
+	snprintf(cmd, sizeof(cmd), "%s/cap", dir);
+	CU_ASSERT(stat(cmd, &st) == 0 && (uint64_t)st.st_size == header + len);
+	CU_ASSERT_EQUAL(read_back(dir, "cap", 1, 0), 10);
+	close(file_fd);
+	close(full_fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
+/* The types of the blocks of file @path, one letter each (S, I, E, s), in order. */
+static void block_types(const char *path, char *types, size_t cap)
+{
+	static uint8_t data[1 << 16];
+	size_t n = 0, off = 0, t = 0;
+	FILE *f = fopen(path, "rb");
+
+	if (f) {
+		n = fread(data, 1, sizeof(data), f);
+		fclose(f);
+	}
+	while (off + 12 <= n && t + 1 < cap) {
+		uint32_t type;
+
+		memcpy(&type, data + off, 4);
+		types[t++] = type == PCAPNG_SHB_TYPE ? 'S' : type == PCAPNG_IDB_TYPE ? 'I' :
+			     type == PCAPNG_EPB_TYPE ? 'E' : type == PCAPNG_ISB_TYPE ? 's' : '?';
+		off += pcapng_block_len(data + off);
+	}
+	types[t] = '\0';
+}
+
+/*
+ * -C rotates while the disk is full: the file it ends keeps its blocks
+ * without its statistics; the next cannot be opened, then gets half of its
+ * header; once there is room, the next write starts it (one header, from
+ * the start) and its blocks follow.
+ */
+static void test_rotation_while_full(void)
+{
+	static uint8_t buf[1 << 16];
+	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600], cmd[640], types[64];
+	struct dump_output o;
+	size_t one = blocks(buf, 0, 1), four;
+
+	output_in_new_dir(&o, dir, path, sizeof(path), "cap");
+	o.rotate_bytes = 1 << 20;	/* (set below, once the header's size is known) */
+	o.collect_stats = fixed_stats;
+	o.collect_arg = &(int){ 0 };
+	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
+	o.rotate_bytes = o.file_bytes + 4 * one + 2 * PCAPNG_ISB_MAX;
+	four = blocks(buf, 0, 4);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, four), 0);
+
+	/* the next four need the next file: no room for the statistics, nor to open it */
+	four = blocks(buf, 4, 4);
+	room_writes = 0;
+	opens_full = 1;
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, four), -1);
+	CU_ASSERT(o.full);
+	CU_ASSERT_EQUAL(o.kept, 0);
+	CU_ASSERT_EQUAL(o.files_done, 1);
+	/* the open goes, the section header too, the interfaces' do not */
+	opens_full = 0;
+	room_writes = 1;
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, four), -1);
+	CU_ASSERT(o.full);
+	CU_ASSERT_EQUAL(o.file_bytes, 0);
+	/* room */
+	room_writes = -1;
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, four), 0);
+	CU_ASSERT(!o.full);
+	CU_ASSERT_EQUAL(o.kept, four);
+	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
+
+	block_types(path, types, sizeof(types));
+	CU_ASSERT_STRING_EQUAL(types, "SIIEEEE");
+	snprintf(cmd, sizeof(cmd), "%s1", path);
+	block_types(cmd, types, sizeof(types));
+	CU_ASSERT_STRING_EQUAL(types, "SIIEEEEss");
+	CU_ASSERT_EQUAL(read_back(dir, "cap", 2, 0), 8);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
+/*
+ * -C with -W on a full disk: the file a new one replaces goes at once, and
+ * with the room it leaves the new one is written whole.
+ */
+static void test_ring_makes_its_own_room(void)
+{
+	static uint8_t buf[1 << 16];
+	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600], cmd[640], types[64];
+	struct dump_output o;
+	size_t one = blocks(buf, 0, 1), four;
+	struct stat st;
+
+	output_in_new_dir(&o, dir, path, sizeof(path), "ring");
+	o.keep = 2;
+	o.rotate_bytes = 1 << 20;
+	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
+	o.rotate_bytes = o.file_bytes + 4 * one + 2 * PCAPNG_ISB_MAX;
+	/* ring0 and ring1 full, ring0 again started */
+	four = blocks(buf, 0, 4);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, four), 0);
+	four = blocks(buf, 4, 4);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, four), 0);
+	four = blocks(buf, 8, 4);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, four), 0);
+	CU_ASSERT_EQUAL(o.index, 0);
+	/*
+	 * The disk fills as ring1 is reused: the old ring1 goes, and in the
+	 * room it leaves the new one's header and blocks; then as ring0 is,
+	 * after the new one's header: the old ring0 goes for its blocks.
+	 */
+	snprintf(cmd, sizeof(cmd), "%s1", path);
+	CU_ASSERT(stat(cmd, &st) == 0);
+	unlink_makes_room = 1;
+	room_writes = 0;
+	four = blocks(buf, 12, 4);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, four), 0);
+	CU_ASSERT(room_writes == -1 && stat(cmd, &st) != 0);
+	snprintf(cmd, sizeof(cmd), "%s0", path);
+	CU_ASSERT(stat(cmd, &st) == 0);
+	room_writes = 3;
+	four = blocks(buf, 16, 4);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, four), 0);
+	CU_ASSERT(room_writes == -1 && stat(cmd, &st) != 0);
+	unlink_makes_room = 0;
+	CU_ASSERT_EQUAL(o.kept, four);
+	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
+	block_types(cmd, types, sizeof(types));
+	CU_ASSERT_STRING_EQUAL(types, "SIIEEEE");
+	snprintf(cmd, sizeof(cmd), "%s1", path);
+	block_types(cmd, types, sizeof(types));
+	CU_ASSERT_STRING_EQUAL(types, "SIIEEEE");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
+/* A file never started for a full disk leaves nothing behind at the close. */
+static void test_file_never_started_leaves_nothing(void)
+{
+	static uint8_t buf[1 << 16];
+	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600], cmd[640];
+	struct dump_output o;
+	size_t one = blocks(buf, 0, 1);
+	struct stat st;
+
+	output_in_new_dir(&o, dir, path, sizeof(path), "cap");
+	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
+	/* SIGHUP on a full disk: the next file's header does not fit */
+	room_writes = 0;
+	CU_ASSERT_EQUAL(dump_output_rotate(&o), -1);
+	CU_ASSERT(o.full);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, one), -1);
+	room_writes = -1;
+	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
+	CU_ASSERT_EQUAL(o.files_done, 1);
+	CU_ASSERT(stat(path, &st) == 0);
+	snprintf(cmd, sizeof(cmd), "%s1.part", path);
+	CU_ASSERT(stat(cmd, &st) != 0);
+	snprintf(cmd, sizeof(cmd), "%s1", path);
+	CU_ASSERT(stat(cmd, &st) != 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CU_ASSERT(system(cmd) == 0);
 }
@@ -411,6 +685,10 @@ void register_dump_output_tests(void)
 		{ "rotation between whole blocks", test_rotation_between_whole_blocks },
 		{ "ring of files", test_ring_of_files },
 		{ "full disk keeps whole blocks", test_full_disk_keeps_whole_blocks },
+		{ "full disk, then room", test_full_disk_then_room },
+		{ "rotation while full", test_rotation_while_full },
+		{ "a ring makes its own room", test_ring_makes_its_own_room },
+		{ "a file never started leaves nothing", test_file_never_started_leaves_nothing },
 		{ "unwritable path", test_unwritable_path },
 		{ "rotation by time", test_rotation_by_time },
 		{ "periods, then the end", test_periods_then_the_end },

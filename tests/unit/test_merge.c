@@ -252,6 +252,91 @@ static void test_quiet_queue_holds_no_one(void)
 	teardown(2);
 }
 
+/*
+ * An idle queue (empty since the start, or for a whole hold) holds a record
+ * for its lag only, one that went empty lately for the hold: the default
+ * hold here, ten times the lag.
+ */
+static void test_idle_queue_holds_for_its_lag_only(void)
+{
+	const uint64_t lag = MGCAP_ORDER_IDLE_LAG_NS, hold = 10 * lag, t1 = T0 + lag;
+	uint64_t wait;
+	size_t q;
+
+	setup(2);
+	merge.order.hold_ns = hold;
+	put(0, 500);
+	/* queue 1 has shown nothing since the start: 500 waits the lag */
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, lag);
+	CU_ASSERT_EQUAL(take(T0 + lag - 1, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, 1);
+	CU_ASSERT_EQUAL(take(t1, &q, &wait), 500);
+	/* queue 0 went empty at t1: queue 1's 600 waits for it until it is idle */
+	CU_ASSERT_EQUAL(take(t1, &q, &wait), 0);
+	put(1, 600);
+	CU_ASSERT_EQUAL(take(t1 + hold / 2, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, hold / 2);
+	CU_ASSERT_EQUAL(take(t1 + hold - 1, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, 1);
+	CU_ASSERT_EQUAL(take(t1 + hold, &q, &wait), 600);
+	/* a hold after it went empty it is idle: 700 waits the lag only */
+	put(1, 700);
+	CU_ASSERT_EQUAL(take(t1 + 2 * hold, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, lag);
+	CU_ASSERT_EQUAL(take(t1 + 2 * hold + lag, &q, &wait), 700);
+	/* it brings something within the lag: that goes first */
+	put(1, 900);
+	CU_ASSERT_EQUAL(take(t1 + 3 * hold, &q, &wait), 0);
+	put(0, 800);
+	CU_ASSERT_EQUAL(take(t1 + 3 * hold + 1, &q, &wait), 800);
+	CU_ASSERT_EQUAL(take(t1 + 3 * hold + 1, &q, &wait), 0);	/* queue 0 just went empty */
+	CU_ASSERT_EQUAL(wait, hold - 1);
+	CU_ASSERT_EQUAL(merge.order.out_of_order, 0);
+	teardown(2);
+}
+
+/*
+ * Each empty queue holds by its own state, the longest wait counting; the
+ * lag is never longer than the hold; a caller whose sources are never
+ * prompt (mgdump's devices) gives the hold as the lag.
+ */
+static void test_idle_lag_by_queue_and_by_caller(void)
+{
+	const uint64_t lag = MGCAP_ORDER_IDLE_LAG_NS, hold = 10 * lag;
+	uint64_t wait;
+	size_t q;
+
+	setup(3);
+	merge.order.hold_ns = hold;
+	put(0, 100);
+	put(1, 200);
+	/* queue 2, idle since the start, holds 100 its lag */
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, lag);
+	CU_ASSERT_EQUAL(take(T0 + lag, &q, &wait), 100);
+	/* queue 0, just gone empty, holds 200 (seen at T0) for the hold; queue 2 no longer */
+	CU_ASSERT_EQUAL(take(T0 + lag, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, hold - lag);
+	CU_ASSERT_EQUAL(take(T0 + hold, &q, &wait), 200);
+	teardown(3);
+
+	setup(2);
+	merge.order.hold_ns = lag / 2;
+	put(0, 5);
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, lag / 2);
+	teardown(2);
+
+	setup(2);
+	merge.order.hold_ns = hold;
+	merge.order.idle_lag_ns = hold;
+	put(0, 5);
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, hold);
+	teardown(2);
+}
+
 /* Order never costs a frame: a ring past its fill mark holds nothing back. */
 static void test_ring_past_the_fill_mark_holds_nothing_back(void)
 {
@@ -436,6 +521,8 @@ void register_merge_tests(void)
 		{ "release keeps what was not handed out", test_release_keeps_what_was_not_handed_out },
 		{ "zero hold never waits", test_zero_hold_never_waits },
 		{ "a quiet queue holds no one", test_quiet_queue_holds_no_one },
+		{ "an idle queue holds for its lag only", test_idle_queue_holds_for_its_lag_only },
+		{ "the idle lag by queue and by caller", test_idle_lag_by_queue_and_by_caller },
 		{ "a ring past its fill mark holds nothing back",
 		  test_ring_past_the_fill_mark_holds_nothing_back },
 		{ "agrees with looking at every queue", test_agrees_with_looking_at_every_queue },

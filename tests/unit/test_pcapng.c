@@ -95,6 +95,50 @@ static void test_too_small_writes_nothing(void)
 	CU_ASSERT_EQUAL(pcapng_isb(small, sizeof(small), 0, 0, &(struct pcapng_if_stats){ 0 }), 0);
 }
 
+/* block @kind (0 SHB, 1 IDB, 2 EPB, 3 ISB) into @cap bytes at @buf */
+static size_t write_block(int kind, uint8_t *buf, size_t cap)
+{
+	static const uint8_t data[60];
+	static struct pcapng_if_stats st = { .buffer_dropped = UINT64_MAX };
+
+	/* the longest comment a statistics block carries */
+	memset(st.note, 'x', sizeof(st.note) - 1);
+	switch (kind) {
+	case 0:
+		return pcapng_shb(buf, cap, "mgdump");
+	case 1:
+		return pcapng_idb(buf, cap, 1, 262144, "eth0", "a description");
+	case 2:
+		return pcapng_epb(buf, cap, 0, 1, data, sizeof(data), 1514);
+	default:
+		return pcapng_isb(buf, cap, 0, 1, &st);
+	}
+}
+
+/*
+ * Each block in exactly its own size, and a byte less: nothing.  (The
+ * statistics block once counted its end of options but not its trailing
+ * length, and wrote 4 bytes past a buffer that fit what it counted.)
+ */
+static void test_exact_room(void)
+{
+	uint8_t big[PCAPNG_ISB_MAX], *exact;
+	size_t size, n;
+	int kind;
+
+	for (kind = 0; kind < 4; kind++) {
+		size = write_block(kind, big, sizeof(big));
+		CU_ASSERT_FATAL(size > 0 && size <= sizeof(big));
+		/* a buffer of just that size: ASan (unit-san) sees a byte written past it */
+		for (n = size - 1; n <= size; n++) {
+			exact = malloc(n);
+			CU_ASSERT_FATAL(exact != NULL);
+			CU_ASSERT_EQUAL(write_block(kind, exact, n), n == size ? size : 0);
+			free(exact);
+		}
+	}
+}
+
 /* The statistics block's comment: the buffer drops, then the note, cut to its size. */
 static void test_statistics_comment(void)
 {
@@ -205,6 +249,7 @@ void register_pcapng_tests(void)
 	static const struct unit_test tests[] = {
 		{ "block layout", test_block_layout },
 		{ "too small writes nothing", test_too_small_writes_nothing },
+		{ "exact room", test_exact_room },
 		{ "statistics comment", test_statistics_comment },
 		{ "whole blocks", test_whole_blocks },
 		{ "libpcap reads it back", test_libpcap_reads_it_back },

@@ -1,8 +1,9 @@
 #!/bin/sh
 # debug-gates.sh KVER: the debug kernel's gates fail when they should.  Two
 # scratch builds of mgcap.ko, each with a defect put in its module init on
-# purpose, are loaded in a VM of kernel KVER (make check-debug's), and
-# run-vm.sh must fail the run for each, naming the report:
+# purpose, are loaded one after the other in a VM of kernel KVER (make
+# check-debug's: one boot, as a boot is most of the time), and run-vm.sh
+# must fail the run, naming the report of each:
 #   sleep     an allocation that may sleep with a spinlock held: "BUG:
 #             sleeping function called from invalid context"
 #             (DEBUG_ATOMIC_SLEEP)
@@ -41,15 +42,18 @@ for d in sleep leak; do
 	grep -q 'gate' "$src/main.c" || { echo "debug-gates: $d: the defect did not go in"; exit 1; }
 	make -s -C "/lib/modules/$k/build" M="$src" MGCAP_UAPI="$top/include/uapi" modules \
 		>"$tmp/$d.build" 2>&1 || { cat "$tmp/$d.build"; exit 1; }
-	out=$tmp/$d.vm
-	"$top/tests/vm/run-vm.sh" "$k" "$out" "insmod '$src/mgcap.ko' && rmmod mgcap" \
-		>"$tmp/$d.log" 2>&1
-	rc=$?
-	if [ $rc -ne 0 ] && grep -q "$report" "$tmp/$d.log"; then
-		echo "ok - a module that does '$d' fails the run: $(grep -m1 "$report" "$tmp/$d.log")"
+done
+"$top/tests/vm/run-vm.sh" "$k" "$tmp/vm" \
+	"insmod '$tmp/sleep/mgcap.ko' && rmmod mgcap && insmod '$tmp/leak/mgcap.ko' && rmmod mgcap" \
+	>"$tmp/vm.log" 2>&1
+rc=$?
+for d in sleep leak; do
+	defect $d
+	if [ $rc -ne 0 ] && grep -q "$report" "$tmp/vm.log"; then
+		echo "ok - a module that does '$d' fails the run: $(grep -m1 "$report" "$tmp/vm.log")"
 	else
 		echo "FAILED: a module that does '$d' passed the run (status $rc):"
-		tail -n 20 "$tmp/$d.log"
+		tail -n 20 "$tmp/vm.log"
 		status=1
 	fi
 done

@@ -195,6 +195,18 @@ tap_setup() {
 		echo -30000 >/sys/class/net/mgt1/mgtestnic/phc_error_ppb
 }
 
+# mgdump_summary FILE: mgdump's summary line in FILE (its stderr) into
+# $summary, and its counts into $written, $received, $ringdrop, $bufdrop,
+# $diskdrop (empty where the line is missing)
+mgdump_summary() {
+	summary=$(grep '^mgdump: [0-9]* packets written' "$1")
+	written=$(echo "$summary" | sed -n 's/^mgdump: \([0-9]*\) packets written.*/\1/p')
+	received=$(echo "$summary" | sed -n 's/.* of \([0-9]*\) received.*/\1/p')
+	ringdrop=$(echo "$summary" | sed -n 's/.*dropped: \([0-9]*\) in the rings.*/\1/p')
+	bufdrop=$(echo "$summary" | sed -n 's/.*, \([0-9]*\) in the buffer.*/\1/p')
+	diskdrop=$(echo "$summary" | sed -n 's/.*, \([0-9]*\) for a full disk.*/\1/p')
+}
+
 # mgdump_reading FILE: until mgdump reads with adapter stamps.  Its reader
 # threads start after every source is open and FILE is created; a frame
 # before a reader's first read lies in the first interval of the clock's

@@ -171,7 +171,7 @@ t_adapter_phc_steps_cost_no_frame_a_wrong_stamp() {
 # tcpdump -J lists adapter only where the NIC has a PHC; asking for it
 # elsewhere gives libpcap's warning and host stamps
 t_adapter_only_with_a_phc() {
-	setup 1 && ip link add dummy0 type dummy && ip link set dummy0 up || return 1
+	setup 1 && ip link add nostamp0 type dummy && ip link set nostamp0 up || return 1
 	# stamping from a clock it does not name: no adapter
 	$RUN tcpdump -J -i mgcap:mgt0 >"$TMP/j" 2>&1 || { cat "$TMP/j"; return 1; }
 	grep -q "^  adapter (" "$TMP/j" && bad "mgt0 without a PHC lists adapter: $(cat "$TMP/j")"
@@ -179,15 +179,15 @@ t_adapter_only_with_a_phc() {
 	$RUN tcpdump -J -i mgcap:mgt0 >"$TMP/j" 2>&1 || { cat "$TMP/j"; return 1; }
 	grep -q "^  adapter (" "$TMP/j" || bad "mgt0: $(cat "$TMP/j")"
 	grep -q "^  adapter_unsynced (" "$TMP/j" || bad "mgt0: $(cat "$TMP/j")"
-	$RUN tcpdump -J -i mgcap:dummy0 >"$TMP/j" 2>&1 || { cat "$TMP/j"; return 1; }
-	grep -q "^  adapter (" "$TMP/j" && bad "dummy0 lists adapter: $(cat "$TMP/j")"
-	$MGCAP start dummy0 >/dev/null || return 1
-	capture tcpdump -i mgcap:dummy0 -j adapter -w "$TMP/out.pcap" || return 1
+	$RUN tcpdump -J -i mgcap:nostamp0 >"$TMP/j" 2>&1 || { cat "$TMP/j"; return 1; }
+	grep -q "^  adapter (" "$TMP/j" && bad "nostamp0 lists adapter: $(cat "$TMP/j")"
+	$MGCAP start nostamp0 >/dev/null || return 1
+	capture tcpdump -i mgcap:nostamp0 -j adapter -w "$TMP/out.pcap" || return 1
 	kill -INT $client
 	wait $client
 	grep -q "When trying to set timestamp type 'adapter'.*not supported" "$TMP/client" ||
 		bad "no warning: $(cat "$TMP/client")"
-	ip link del dummy0
+	ip link del nostamp0
 	return 0
 }
 

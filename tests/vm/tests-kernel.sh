@@ -81,22 +81,36 @@ t_vlan_snaplen_nonlinear() {
 }
 
 t_one_queue_on_two_cpus() {
-	setup 2 && $MGCAP start mgt0 >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
-	for q in /sys/class/net/mgt0/queues/rx-*; do echo 3 >"$q/rps_cpus" || return 1; done
+	# PREEMPT_RT before 6.10 raises RPS's softirq in the IPI, which it warns
+	# of itself (do_softirq_post_smp_call_flush, kernel/softirq.c); 6.10 gave
+	# RT threads for the backlog.  The kernel's warning, not a test of mgcap.
+	if [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] && kernel_older_than 6 10; then
+		skip "RPS on PREEMPT_RT before 6.10 warns in the kernel's own IPI path"
+		return 0
+	fi
+	# one queue: its NAPI runs on one CPU, so any frame the other receives came by RPS
+	setup 1 && $MGCAP start mgt0 >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
+	echo 3 >/sys/class/net/mgt0/queues/rx-0/rps_cpus || return 1
 	# RPS backlogs must not drop frames before mgcap sees them
 	sysctl -qw net.core.netdev_max_backlog=1000000 || return 1
-	rps_before=$(rps_received)
+	processed_per_cpu >"$TMP/before"
 	$RINGCHECK --dev mgt0 --count 30000 --flows 16 --unordered || return 1
-	# frames really were handed to the other CPU
-	rps=$(($(rps_received) - rps_before))
-	say "$rps RPS handoffs"
-	[ "$rps" -gt 0 ] || bad "RPS did not spread the queue"
+	# both CPUs really received frames: RPS hands them over by IPI, or on
+	# PREEMPT_RT (6.10 on) by waking the other CPU's backlog thread
+	least=$(processed_per_cpu | paste -d' ' - "$TMP/before" |
+		awk '{ d = $1 - $2; if (NR == 1 || d < m) m = d } END { print m + 0 }')
+	say "the CPU that received the fewest frames received $least"
+	[ "$least" -ge 1000 ] || bad "RPS did not spread the queue over both CPUs"
 }
 
-rps_received() {	# the sum of softnet_stat's received_rps column
-	sum=0
-	for v in $(awk '{print $10}' /proc/net/softnet_stat); do sum=$((sum + 0x$v)); done
-	echo $sum
+processed_per_cpu() {	# softnet_stat's first column (frames received), a line per CPU
+	while read -r processed rest; do echo $((0x$processed)); done </proc/net/softnet_stat
+}
+
+kernel_older_than() {	# kernel_older_than MAJOR MINOR: the running kernel is older
+	major=$(uname -r | cut -d. -f1)
+	minor=$(uname -r | cut -d. -f2)
+	[ "$major" -lt "$1" ] || { [ "$major" -eq "$1" ] && [ "$minor" -lt "$2" ]; }
 }
 
 t_stalled_reader_loses_nothing_unread() {
@@ -157,11 +171,23 @@ t_wakeups_coalesced_and_trickle_delivered() {
 	echo "0 1" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_end w || bad "a single frame did not wake the reader"
 	wait_start w2 $WAIT /dev/mgcap/mgt0@0 records 40000 120 || return 1
+	start=$(date +%s%N)
 	echo "0 40000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_end w2 || return 1
+	ms=$((($(date +%s%N) - start) / 1000000))
 	wakeups=$(awk '/records/ {print $3}' "$TMP/w2")
-	say "$wakeups poll wakeups for 40000 frames"
-	[ -n "$wakeups" ] && [ "$wakeups" -lt 5000 ] || bad "$wakeups wakeups for 40000 frames"
+	# coalesced: fewer than one poll return for each 8 frames, unless the
+	# frames came too slowly to share one: then a return a millisecond (the
+	# wake timer's) and one each 64 KiB of records (the wake mark: 40000 of
+	# 152 bytes fill it 93 times) at most.  (A poll also returns at once
+	# when records came while the last were read: at full speed they do.)
+	most=$((ms * 11 / 10 + 93 + 10))
+	[ "$most" -lt 4999 ] && most=4999
+	say "$wakeups poll wakeups for 40000 frames in $ms ms (at most $most)"
+	[ -n "$wakeups" ] && [ "$wakeups" -le "$most" ] ||
+		bad "$wakeups wakeups for 40000 frames in $ms ms"
+	# (a kernel that slow cannot tell a wakeup a frame from coalesced ones)
+	[ "$most" -lt 40000 ] || skip "40000 frames in $ms ms: too slow to show coalescing"
 }
 
 # --- lifecycle ----------------------------------------------------------------------
@@ -392,10 +418,10 @@ t_hwtstamp_control() {
 	$MGCAP hwtstamp mgt0 restore | grep -q "receive filter none restored" || bad "restore"
 	$RINGCHECK --dev mgt0 --count 500 --sw || return 1
 	$MGCAP hwtstamp mgt0 restore 2>/dev/null && bad "restore without a saved setting"
-	ip link add dummy0 type dummy || return 1
-	out=$($MGCAP hwtstamp dummy0 on 2>&1) && bad "on for a NIC without stamping"
+	ip link add nostamp0 type dummy || return 1
+	out=$($MGCAP hwtstamp nostamp0 on 2>&1) && bad "on for a NIC without stamping"
 	say "$out"
-	ip link del dummy0
+	ip link del nostamp0
 	return 0
 }
 

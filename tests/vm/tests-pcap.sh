@@ -126,14 +126,14 @@ t_tcpdump_vlan_filter() {
 }
 
 t_tcpdump_adapter_stamps_on_a_nic_without() {
-	setup 1 && ip link add dummy0 type dummy && ip link set dummy0 up || return 1
-	$MGCAP start dummy0 >/dev/null || return 1
-	capture tcpdump -i mgcap:dummy0 -j adapter_unsynced -w "$TMP/out.pcap" || return 1
+	setup 1 && ip link add nostamp0 type dummy && ip link set nostamp0 up || return 1
+	$MGCAP start nostamp0 >/dev/null || return 1
+	capture tcpdump -i mgcap:nostamp0 -j adapter_unsynced -w "$TMP/out.pcap" || return 1
 	kill -INT $client
 	wait $client
 	grep -q "not supported by that device" "$TMP/client" ||
 		bad "no warning: $(cat "$TMP/client")"
-	ip link del dummy0
+	ip link del nostamp0
 	return 0
 }
 

@@ -13,6 +13,12 @@ ALL_TESTS="
 "
 . "$(dirname "$0")/lib.sh"
 
+# tcpdump_pid NAME: the tcpdump start_tcpdump NAME started (timeout's child:
+# mgcap-run execs it), not any other still exiting from the test before
+tcpdump_pid() {
+	eval "pgrep -x -P \$pid_$1 tcpdump"
+}
+
 t_readers_mgdump_and_two_tcpdumps_each_get_theirs() {
 	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
 	timeout 120 $MGDUMP -i mgt0 -w "$TMP/all.pcapng" -c 4000 -q >"$TMP/d" 2>&1 &
@@ -40,7 +46,7 @@ t_readers_a_stalled_one_costs_the_others_nothing() {
 	setup 1 && $MGCAP start mgt0 ring-size 1M >/dev/null || return 1
 	$MGCAP hwtstamp mgt0 on >/dev/null || return 1
 	start_tcpdump stalled -i mgcap:mgt0 -j adapter_unsynced -w "$TMP/stalled.pcap" || return 1
-	tpid=$(pgrep -x tcpdump)
+	tpid=$(tcpdump_pid stalled)
 	kill -STOP "$tpid"
 	# (-s 96: records small enough that its 1 MiB ring holds the whole burst)
 	timeout 120 $MGDUMP -i mgt0 -s 96 -w "$TMP/all.pcapng" -c 8000 >"$TMP/d" 2>&1 &
@@ -157,7 +163,7 @@ reader_filter_len() {
 filtered_capture() {
 	start_tcpdump "$1" -i mgcap:mgt0 -j adapter_unsynced --time-stamp-precision=nano \
 		-w "$TMP/$1.pcap" "$2" || return 1
-	tpid=$(pgrep -x tcpdump)
+	tpid=$(tcpdump_pid "$1")
 	echo "all 2000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_idle mgt0 || return 1
 	i=0
@@ -203,7 +209,7 @@ t_readers_details_only_for_cap_net_admin() {
 	# CAP_NET_ADMIN in the device's namespace
 	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
 	start_tcpdump td -i mgcap:mgt0 -s 80 -w /dev/null 'udp src port 10001' || return 1
-	tpid=$(pgrep -x tcpdump)
+	tpid=$(tcpdump_pid td)
 	wait_readers mgt0 || return 1
 	echo "all 10" >/sys/class/net/mgt0/mgtestnic/generate && wait_idle mgt0 || return 1
 	# read, so that both looks see the same counters (tcpdump reads at its timeout)

@@ -6,8 +6,11 @@
 ALL_TESTS="
 	t_merged_read_with_three_quiet_queues_loses_no_more_than_one_queue
 	t_merged_read_beside_a_trickling_queue_loses_no_more_than_one_queue
+	t_merged_read_of_a_busy_and_a_quiet_device_loses_no_more_than_one_queue
 	t_paced_stream_mgcap_keeps_what_af_packet_keeps
 	t_late_frames_counted_out_of_order_in_mgcap_show
+	t_lone_frames_on_a_quiet_device_not_held_for_the_order
+	t_mgdump_reads_from_the_moment_its_sources_are_open
 	t_mgdump_two_busy_devices_merged_in_true_time_order
 "
 USER_SPACE_TESTS="
@@ -23,58 +26,71 @@ tcpdump_count() {
 	esac
 }
 
-# merged_against_one NAME SHAPE: the merged read (mgcap:mgt0) and queue 0's
-# alone (mgcap:mgt0@0), side by side with the same -B, each its own 1 MiB
-# ring, while SHAPE (a script, run on CPU 0, where NAPI then polls) puts
-# 20000 frames of 1514 bytes on queue 0 and what else it likes on the
-# others: the merged read loses no more of queue 0's frames for holding
-# records back.  The two readers share CPU 1 (left to the scheduler,
-# whichever reader shared the generator's CPU lost the most, either way
-# round).  Both are short of CPU there, where the merged read's work for
-# the order (a look at each ring a record) shows: it lost -0.5 % to +5.3 %
-# of the frames more in 8 runs.  8 % of the frames is its allowance, which
-# the hold it had before still breaks: holding records for the order cost
-# it 22 % of the frames more (14,863 lost against 10,436).
+# merged_against_one NAME SHAPE [DEVICES]: the merged read (mgcap:mgt0, or
+# of DEVICES, such as mgt0,mgt1) and queue 0's alone (mgcap:mgt0@0), side
+# by side on CPU 1, while SHAPE (a script, run on CPU 0, where NAPI then
+# polls) puts 6000 frames of 1514 bytes on queue 0, paced at 1,500 a second,
+# and what else it likes on the others.  Each reader has a 64 KiB ring a
+# queue (-B 64): 42 records, 28 ms of this stream.  A read that holds
+# records back for the order longer than that loses them: with the hold of
+# issue 22 (100 ms from when a record was first seen) put back, each of the
+# three shapes below lost 86 % of the frames, against 0-0.4 % for queue 0's
+# read.  One that holds them no longer than a frame can lag loses what
+# queue 0's read loses, which is next to nothing while the readers have the
+# CPU (0-9 frames each).  A burst at full speed would leave both short of
+# CPU instead, where which loses more is the scheduler's choice (12 % of the
+# frames apart once in CI): the bench measures those shapes.  The allowance,
+# 2 % of the frames, is one reader kept from the CPU 80 ms longer than the
+# other.
 merged_against_one() {
-	setup 4 || return 1
+	devices=${3:-mgt0}
+	frames=6000
+	setup 4 "$(echo "$devices" | tr ',' '\n' | wc -l)" || return 1
 	echo 1514 >/sys/class/net/mgt0/mgtestnic/frame_len
-	# the first reader starts the capture with its -B: a 1 MiB ring a queue
-	for read in merged:mgt0 one:mgt0@0; do
+	echo 1500 >/sys/class/net/mgt0/mgtestnic/rate_pps
+	# the first reader starts the capture with its -B
+	for read in "merged:$devices" one:mgt0@0; do
 		start_until "${read%%:*}" "listening on" taskset -c 1 timeout 120 \
-			$RUN tcpdump -Z root -i "mgcap:${read#*:}" -B 1024 -w "$TMP/${read%%:*}.pcap" ||
+			$RUN tcpdump -Z root -i "mgcap:${read#*:}" -B 64 -w "$TMP/${read%%:*}.pcap" ||
 			return 1
 	done
 	taskset -c 0 sh -c "cd /sys/class/net/mgt0/mgtestnic || exit 1
 		$2" || bad "$1 failed"
 	wait_idle mgt0 && wait_drained || bad "the readers never caught up"
 	kill -INT $pid_merged $pid_one
-	wait_end merged || bad "tcpdump of mgcap:mgt0 did not end cleanly"
+	wait_end merged || bad "tcpdump of mgcap:$devices did not end cleanly"
 	wait_end one || bad "tcpdump of mgcap:mgt0@0 did not end cleanly"
 	m_cap=$(tcpdump_count merged captured) m_drop=$(tcpdump_count merged dropped)
 	o_cap=$(tcpdump_count one captured) o_drop=$(tcpdump_count one dropped)
 	others=$(($(cut -d' ' -f2- /sys/class/net/mgt0/mgtestnic/generated | tr ' ' '+')))
-	say "$1: of 20000 frames on queue 0 and $others on the others: merged $m_cap captured," \
+	say "$1: of $frames frames on queue 0 and $others on the others: merged $m_cap captured," \
 		"$m_drop dropped; queue 0 alone $o_cap captured, $o_drop dropped"
-	[ $((m_cap + m_drop)) = $((20000 + others)) ] ||
+	[ $((m_cap + m_drop)) = $((frames + others)) ] ||
 		bad "the merged read accounts for $((m_cap + m_drop)) frames"
-	[ $((o_cap + o_drop)) = 20000 ] || bad "the one queue's read accounts for $((o_cap + o_drop))"
-	[ "$m_drop" -le $((o_drop + 1600)) ] ||
+	[ $((o_cap + o_drop)) = $frames ] || bad "the one queue's read accounts for $((o_cap + o_drop))"
+	[ "$m_drop" -le $((o_drop + frames / 50)) ] ||
 		bad "the merged read dropped $m_drop, the one queue's $o_drop: the order cost frames"
 }
 
 # the shape RSS makes of one big flow: every frame on queue 0, the other
 # three quiet
 t_merged_read_with_three_quiet_queues_loses_no_more_than_one_queue() {
-	merged_against_one "three quiet queues" 'echo "0 20000" >generate'
+	merged_against_one "three quiet queues" 'echo "0 6000" >generate'
 }
 
-# a busy queue beside one that trickles (a frame every 20 ms for 2 s, from
-# CPU 1: ARP, a keepalive), whose every frame starts its quiet time again
+# one port of a tap busy, the other quiet: a merged read of both devices
+t_merged_read_of_a_busy_and_a_quiet_device_loses_no_more_than_one_queue() {
+	merged_against_one "a quiet device beside" 'echo "0 6000" >generate' mgt0,mgt1
+}
+
+# a busy queue beside one that trickles (a frame every 20 ms or so, longer
+# than the stream, from CPU 1: ARP, a keepalive), whose every frame starts its
+# quiet time again
 t_merged_read_beside_a_trickling_queue_loses_no_more_than_one_queue() {
 	merged_against_one "a trickle on queue 1" '
 		taskset -c 1 sh -c "for i in \$(seq 100); do echo 1 1 >generate; sleep 0.02; done" &
 		sleep 0.2
-		echo "0 20000" >generate
+		echo "0 6000" >generate
 		wait'
 }
 
@@ -153,6 +169,76 @@ t_late_frames_counted_out_of_order_in_mgcap_show() {
 	case $q1 in *" tcpdump, "*", out of order 0") ;; *) bad "the next reader: $q1" ;; esac
 	kill -INT $pid_next
 	wait_end next || bad "the next tcpdump did not end cleanly"
+}
+
+# A live viewer of a quiet link: lone frames on queue 1 of four, the first
+# right after the open, tcpdump in immediate mode writing each at once.  The
+# other queues have shown nothing since the open: idle, they hold a frame for
+# an idle queue's lag (10 ms), not for the hold, here as long as tcpdump's
+# read timeout lets it be (1 s).  Each frame's way, from its kernel stamp
+# (host stamps: the system time at which it reached the capture) to the
+# file's modification time after tcpdump wrote it (the kernel's coarse
+# clock: a tick early or so), takes under 300 ms.
+t_lone_frames_on_a_quiet_device_not_held_for_the_order() {
+	setup 4 && $MGCAP start mgt0 >/dev/null || return 1
+	capture env MGCAP_MERGE_HOLD_MS=60000 tcpdump -i mgcap:mgt0 --immediate-mode -U \
+		--time-stamp-precision=nano -Z root -c 3 -w "$TMP/out.pcap" || return 1
+	: >"$TMP/written"
+	for i in 1 2 3; do
+		size=$(stat -c %s "$TMP/out.pcap")
+		echo "1 1" >/sys/class/net/mgt0/mgtestnic/generate
+		j=0
+		while [ "$(stat -c %s "$TMP/out.pcap")" = "$size" ]; do
+			[ $j -lt 100 ] || { bad "lone frame $i not written in 5 s"; return 1; }
+			sleep 0.05
+			j=$((j + 1))
+		done
+		stat -c %.9Y "$TMP/out.pcap" >>"$TMP/written"
+		sleep 0.3
+	done
+	wait $client || { cat "$TMP/client"; return 1; }
+	tcpdump -r "$TMP/out.pcap" -tt --nano -n 2>/dev/null | cut -d' ' -f1 >"$TMP/stamped"
+	[ "$(wc -l <"$TMP/stamped")" = 3 ] || bad "$(wc -l <"$TMP/stamped") frames, not 3"
+	paste "$TMP/stamped" "$TMP/written" | awk '{
+		ms = ($2 - $1) * 1000
+		printf "    lone frame %d: written %.1f ms after its stamp\n", NR, ms
+		if (ms >= 300 || ms < -20)
+			late = 1
+	} END { exit late }' || bad "a lone frame waited 300 ms or more (held for the order)," \
+		"or was written before its stamp"
+}
+
+# mgdump's buffer (256 MiB by default) takes a while to fault in (about a
+# second here): done after its source was open, it left the ring unread for
+# that long.  A stream of about 5,000 frames a second runs from before
+# mgdump starts until 2 s after its open: with a 1 MiB ring (692 full
+# frames, 138 ms), none of what it received may be dropped (before the fix,
+# 4,831 of 5,000 were, with a 256 KiB ring and the stream started at the
+# open).  The stream is fed in steps until then, however long mgdump takes
+# to start.
+t_mgdump_reads_from_the_moment_its_sources_are_open() {
+	setup 1 && $MGCAP start mgt0 ring-size 1M >/dev/null || return 1
+	echo 1514 >/sys/class/net/mgt0/mgtestnic/frame_len
+	echo 5000 >/sys/class/net/mgt0/mgtestnic/rate_pps
+	(while [ ! -e "$TMP/stream-end" ]; do
+		echo "0 500" >/sys/class/net/mgt0/mgtestnic/generate
+		sleep 0.1
+	done) &
+	feeder=$!
+	sleep 0.5
+	timeout 120 $MGDUMP -i mgt0 -w "$TMP/out.pcapng" >"$TMP/mgdump" 2>&1 &
+	pid_mgdump=$!
+	wait_readers mgt0 && sleep 2
+	: >"$TMP/stream-end"
+	wait $feeder
+	wait_idle mgt0 && wait_drained || bad "mgdump never caught up"
+	kill -INT $pid_mgdump
+	wait_end mgdump || bad "mgdump did not end cleanly"
+	mgdump_summary "$TMP/mgdump"
+	say "mgdump started into the stream: $written written of $received received"
+	[ "${received:-0}" -ge 2000 ] || bad "mgdump read only ${received:-no} frames of the stream"
+	[ "$written" = "$received" ] && [ "$ringdrop" = 0 ] && [ "$bufdrop" = 0 ] ||
+		bad "mgdump lost frames at its start: $summary"
 }
 
 # both ports of a tap busy at once, their clocks 1 s apart: mgdump --merged

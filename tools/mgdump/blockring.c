@@ -6,28 +6,44 @@
 
 #define PAD_MARKER 0xFFFFFFFFU	/* no block type; "continue at the start" */
 
-int blockring_init(struct blockring *r, uint64_t size)
+uint8_t *blockring_alloc(uint64_t size)
 {
-	void *buf;
-
-	memset(r, 0, sizeof(*r));
-	r->size = size & ~(uint64_t)3;
 	/*
 	 * Faulted in now, not while packets arrive: a page fault in the
 	 * reader is time the kernel ring has to cover.
 	 */
-	buf = mmap(NULL, r->size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (buf == MAP_FAILED)
-		return -1;
+	void *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	return buf == MAP_FAILED ? NULL : buf;
+}
+
+void blockring_attach(struct blockring *r, uint8_t *buf, uint64_t size)
+{
+	memset(r, 0, sizeof(*r));
 	r->buf = buf;
+	r->size = size & ~(uint64_t)3;
+}
+
+int blockring_init(struct blockring *r, uint64_t size)
+{
+	uint8_t *buf = blockring_alloc(size);
+
+	if (!buf)
+		return -1;
+	blockring_attach(r, buf, size);
 	return 0;
+}
+
+void blockring_unmap(uint8_t *buf, uint64_t size)
+{
+	munmap(buf, size);
 }
 
 void blockring_free(struct blockring *r)
 {
 	if (r->buf)
-		munmap(r->buf, r->size);
+		blockring_unmap(r->buf, r->size);
 	r->buf = NULL;
 }
 

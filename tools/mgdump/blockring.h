@@ -22,8 +22,20 @@ struct blockring {
 	uint64_t dropped;	/* blocks that found no room */
 };
 
+/*
+ * A ring with memory of its own: 0, or -1; blockring_free() gives it back
+ * (never for an attached ring: its memory is the caller's).
+ */
 int blockring_init(struct blockring *r, uint64_t size);
 void blockring_free(struct blockring *r);
+
+/*
+ * Memory for rings, faulted in (NULL: none), of which blockring_attach()
+ * makes a ring of @size bytes at @buf; blockring_unmap() gives it back.
+ */
+uint8_t *blockring_alloc(uint64_t size);
+void blockring_attach(struct blockring *r, uint8_t *buf, uint64_t size);
+void blockring_unmap(uint8_t *buf, uint64_t size);
 
 /* Producer: room for @len bytes (a multiple of 4), or NULL (and a drop counted). */
 uint8_t *blockring_reserve(struct blockring *r, uint32_t len);

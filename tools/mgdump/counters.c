@@ -4,8 +4,8 @@
  * system, every few seconds and at the end, each file replaced whole
  * (written beside it, then renamed), so a reader never sees half of one.
  * The same counters in both: per interface (a queue, or a device with
- * --merged) received, written, dropped in its ring and in the buffer; the
- * files; the disk.
+ * --merged) received, written, dropped in its ring, in the buffer and for a
+ * full disk; the files; the disk.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,7 +20,7 @@
 
 struct iface_counters {
 	const char *name;
-	uint64_t received, written, ring_drops, buffer_drops;
+	uint64_t received, written, ring_drops, buffer_drops, disk_drops;
 	const char *tstamp;
 };
 
@@ -55,8 +55,9 @@ static void write_json(FILE *f, const struct iface_counters *c, size_t n,
 		fprintf(f, "%s{\"name\":", i ? "," : "");
 		json_string(f, c[i].name);
 		fprintf(f, ",\"received\":%" PRIu64 ",\"written\":%" PRIu64 ",\"dropped_ring\":%"
-			PRIu64 ",\"dropped_buffer\":%" PRIu64 ",\"tstamp\":", c[i].received,
-			c[i].written, c[i].ring_drops, c[i].buffer_drops);
+			PRIu64 ",\"dropped_buffer\":%" PRIu64 ",\"dropped_disk_full\":%" PRIu64
+			",\"tstamp\":", c[i].received, c[i].written, c[i].ring_drops,
+			c[i].buffer_drops, c[i].disk_drops);
 		json_string(f, c[i].tstamp);
 		fputc('}', f);
 	}
@@ -115,6 +116,9 @@ static void write_prometheus(FILE *f, const struct iface_counters *c, size_t n,
 		   c, n, offsetof(struct iface_counters, ring_drops));
 	prom_iface(f, "buffer_dropped_packets_total", "Packets mgdump's buffer had no room for.",
 		   c, n, offsetof(struct iface_counters, buffer_drops));
+	prom_iface(f, "disk_full_dropped_packets_total",
+		   "Packets dropped while the files' disk was full.", c, n,
+		   offsetof(struct iface_counters, disk_drops));
 	prom_one(f, "files_total", "counter", "Files finished.", d->files);
 	prom_one(f, "written_bytes_total", "counter", "Bytes written to the files.",
 		 d->bytes_written);
@@ -164,6 +168,7 @@ void mgdump_write_counters(const struct dump_output *out)
 			.name = ifs[i].name, .received = now.received, .written = r->written,
 			.ring_drops = now.dropped,
 			.buffer_drops = __atomic_load_n(&r->ring.dropped, __ATOMIC_RELAXED),
+			.disk_drops = r->disk_dropped,
 			.tstamp = pcap_tstamp_type_val_to_name(r->tstamp_type),
 		};
 	}

@@ -29,6 +29,12 @@ void dump_output_file_name(char *buf, size_t len, const char *path, unsigned int
 	}
 }
 
+/* errno of a failed write or open: whether the disk is full (and room may come) */
+static int disk_full(int err)
+{
+	return err == ENOSPC || err == EDQUOT;
+}
+
 /*
  * All of it, or -1 with the file cut back to its last whole block: @kept
  * (NULL: @p is not blocks, none of it stays) gets the bytes of @p's whole
@@ -49,10 +55,17 @@ static int write_all(struct dump_output *o, const uint8_t *p, size_t len, size_t
 			size_t keep = kept ? pcapng_whole_blocks(p, done, 0, NULL) : 0;
 
 			snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(err));
+			o->full = disk_full(err);
 			if (kept)
 				*kept = keep;
-			if (ftruncate(o->fd, (off_t)(before + keep)) == 0)
-				lseek(o->fd, (off_t)(before + keep), SEEK_SET);
+			/*
+			 * (A torn block that cannot be cut off ends the writing;
+			 * standard output's is never cut, its offsets not being ours.)
+			 */
+			if (done > keep && (o->fd == STDOUT_FILENO ||
+					    ftruncate(o->fd, (off_t)(before + keep)) ||
+					    lseek(o->fd, (off_t)(before + keep), SEEK_SET) < 0))
+				o->full = 0;
 			o->file_bytes = before + keep;
 			o->bytes_total += keep;
 			return -1;
@@ -155,6 +168,70 @@ static int name_taken(const char *name)
 /* how far a rotation looks for a free name before it gives up */
 #define NAMES_TRIED	100000
 
+/*
+ * The current file started: opened (its name chosen before) if it is not,
+ * and its header written.  0, or -1 with error set, and full if the disk
+ * had no room: the next write tries again.  A header cut short goes, so
+ * that the file never starts with half of one.
+ */
+static int try_start(struct dump_output *o)
+{
+	if (o->fd < 0) {
+		o->fd = open(o->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (o->fd < 0) {
+			/* the name asked for: the .part beside it is ours to worry about */
+			snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(errno));
+			o->full = disk_full(errno);
+			return -1;
+		}
+		o->file_bytes = 0;
+	}
+	if (write_header(o)) {
+		/* (cannot start over: not a state to write on from) */
+		if (o->fd == STDOUT_FILENO || ftruncate(o->fd, 0) || lseek(o->fd, 0, SEEK_SET))
+			o->full = 0;
+		o->bytes_total -= o->file_bytes;
+		o->file_bytes = 0;
+		return -1;
+	}
+	o->start_pending = 0;
+	o->header_bytes = o->file_bytes;
+	return 0;
+}
+
+/*
+ * -C with -W on a full disk: the file the current one is to replace goes
+ * now rather than once the current one is complete (else a ring on a disk
+ * another writer filled would wait forever for room of its own).  1 if it
+ * was there and is gone.
+ */
+static int make_room(struct dump_output *o)
+{
+	if (!o->rotate_bytes || !o->keep || o->rotate_seconds || !o->part[0])
+		return 0;
+	return unlink(o->current) == 0;
+}
+
+/* A file not started (a disk full from its start) goes: no file, not even an empty one. */
+static void discard_unstarted(struct dump_output *o)
+{
+	if (o->fd >= 0 && o->fd != STDOUT_FILENO) {
+		close(o->fd);
+		unlink(o->part);
+	}
+	o->fd = -1;
+	o->start_pending = 0;
+}
+
+static int start_pending_file(struct dump_output *o)
+{
+	if (!o->start_pending)
+		return 0;
+	if (try_start(o) == 0)
+		return 0;
+	return o->full && make_room(o) ? try_start(o) : -1;
+}
+
 static int open_file(struct dump_output *o)
 {
 	int rotating = o->rotate_bytes || o->rotate_seconds || o->rotated_on_request;
@@ -162,6 +239,8 @@ static int open_file(struct dump_output *o)
 	const char *series = o->rotate_seconds ? o->series : o->path;
 	unsigned int tried;
 
+	o->fd = -1;
+	o->file_bytes = 0;
 	if (!strcmp(o->path, "-")) {
 		o->fd = STDOUT_FILENO;
 		snprintf(o->current, sizeof(o->current), "standard output");
@@ -184,18 +263,9 @@ static int open_file(struct dump_output *o)
 			}
 			o->index++;
 		}
-		o->fd = open(o->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (o->fd < 0) {
-			/* the name asked for: the .part beside it is ours to worry about */
-			snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(errno));
-			return -1;
-		}
 	}
-	o->file_bytes = 0;
-	if (write_header(o))
-		return -1;
-	o->header_bytes = o->file_bytes;
-	return 0;
+	o->start_pending = 1;
+	return start_pending_file(o);
 }
 
 /*
@@ -231,6 +301,7 @@ int dump_output_open(struct dump_output *o)
 	o->bytes_total = 0;
 	o->periods_done = 0;
 	o->ended = 0;
+	o->fd = -1;
 	o->error[0] = '\0';
 	if (!strcmp(o->path, "-")) {
 		o->rotate_bytes = 0;
@@ -240,7 +311,12 @@ int dump_output_open(struct dump_output *o)
 		return -1;
 	if (o->rotate_bytes && o->keep && !o->rotate_seconds)
 		o->index = ring_start(o);
-	return open_file(o);
+	if (open_file(o)) {
+		/* (a disk full from the start too: no .part left behind) */
+		discard_unstarted(o);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -249,8 +325,19 @@ int dump_output_open(struct dump_output *o)
  */
 static int close_file(struct dump_output *o)
 {
-	int ret = write_trailer(o);
+	int ret;
 
+	o->full = 0;
+	if (o->start_pending) {
+		discard_unstarted(o);
+		return 0;
+	}
+	ret = write_trailer(o);
+	if (ret && o->full) {
+		/* a full disk: the file is whole without its statistics */
+		ret = 0;
+		o->full = 0;
+	}
 	o->files_done++;
 	if (o->fd == STDOUT_FILENO) {
 		o->fd = -1;
@@ -299,14 +386,16 @@ static int rotate(struct dump_output *o)
 
 int dump_output_tick(struct dump_output *o)
 {
-	if (!o->rotate_seconds || o->ended || o->fd < 0 || wall_ns(o) < o->period_end_ns)
+	if (!o->rotate_seconds || o->ended || (o->fd < 0 && !o->start_pending) ||
+	    wall_ns(o) < o->period_end_ns)
 		return 0;
 	return rotate(o);
 }
 
 int dump_output_rotate(struct dump_output *o)
 {
-	if (o->ended || o->fd < 0 || o->fd == STDOUT_FILENO)
+	/* (a file not started yet is as new as a rotation's would be) */
+	if (o->ended || o->start_pending || o->fd < 0 || o->fd == STDOUT_FILENO)
 		return 0;
 	/* the files that follow a single one's are numbered, none taking a name a file has */
 	o->rotated_on_request = 1;
@@ -319,11 +408,14 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 	size_t torn = 0;
 
 	o->kept = 0;
+	o->full = 0;
 	/* a period's end starts its file (or ends the output: nothing written, 0) */
 	if (dump_output_tick(o))
 		return -1;
 	if (o->ended)
 		return 0;
+	if (start_pending_file(o))
+		return -1;
 	while (len) {
 		size_t run = len;
 
@@ -349,6 +441,11 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 			}
 		}
 		if (write_all(o, blocks, run, &torn)) {
+			if (o->full && make_room(o)) {
+				blocks += torn;
+				len -= torn;
+				continue;
+			}
 			o->kept = (size_t)(blocks - start) + torn;
 			return -1;
 		}
@@ -361,7 +458,7 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 
 int dump_output_close(struct dump_output *o)
 {
-	if (o->fd < 0)
+	if (o->fd < 0 && !o->start_pending)
 		return 0;
 	return close_file(o);
 }

@@ -8,7 +8,13 @@
  * goes by its name (after a crash, a power loss or a full disk too) is
  * readable to its end; a rotation never takes a name a file has.  Writes
  * are whole blocks; a write that fails is cut back to the last whole block,
- * so a file is never left with a torn block.
+ * so a file is never left with a torn block.  A full disk (ENOSPC, EDQUOT)
+ * is not the end: the write fails with full set, and the next write tries
+ * again; a file closed meanwhile keeps what it has without its statistics,
+ * and one that could not be opened or whose header did not fit is started
+ * before the next blocks once there is room (or never named, if there never
+ * was); a -C -W ring removes the file the current one replaces at once.  A
+ * disk full from the first file on is an error all the same.
  */
 #ifndef MGDUMP_OUTPUT_H
 #define MGDUMP_OUTPUT_H
@@ -56,6 +62,8 @@ struct dump_output {
 	uint64_t files_done;		/* closed, the last one too */
 	uint64_t bytes_total;		/* into every file, blocks of any kind */
 	size_t kept;			/* after a failed dump_output_write() */
+	int full;			/* it failed for a full disk: a later write may go */
+	int start_pending;		/* the current file is not opened or has no header yet */
 	char current[4096];		/* the file's name once complete */
 	char part[4104];		/* the name it is written under until then */
 	char error[8400];
@@ -66,19 +74,30 @@ int dump_output_open(struct dump_output *o);
 
 /*
  * Writes @len bytes of whole blocks, rotating between blocks when the file
- * would exceed rotate_bytes.  0, or -1 with error set; kept: how many of
- * the bytes (whole blocks, from the start) are in the output, which is
- * fewer than @len with 0 only when the output ended (ended set).
+ * would exceed rotate_bytes.  0, or -1 with error set (and full, if for a
+ * full disk); kept: how many of the bytes (whole blocks, from the start)
+ * are in the output, which is fewer than @len with 0 only when the output
+ * ended (ended set).
  */
 int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len);
 
-/* -G: starts the next period's file if the current one's is over; 0, or -1 with error set. */
+/*
+ * -G: starts the next period's file if the current one's is over; 0, or -1
+ * with error set (and full, if the new file's header did not fit: it is
+ * written before the next blocks).
+ */
 int dump_output_tick(struct dump_output *o);
 
-/* Finishes the current file and starts the next now (SIGHUP); 0, or -1 with error set. */
+/*
+ * Finishes the current file and starts the next now (SIGHUP); 0, or -1 with
+ * error set (and full, as dump_output_tick()).
+ */
 int dump_output_rotate(struct dump_output *o);
 
-/* Writes the closing statistics blocks and closes; 0, or -1 with error set. */
+/*
+ * Writes the closing statistics blocks and closes; 0 (on a full disk too,
+ * the file then without its statistics), or -1 with error set.
+ */
 int dump_output_close(struct dump_output *o);
 
 /*

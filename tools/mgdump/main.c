@@ -134,9 +134,8 @@ int main(int argc, char **argv)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
-	for (i = 0; i < nreaders; i++) {
+	for (i = 0; i < nreaders; i++)
 		pcap_close(readers[i].pcap);
-		blockring_free(&readers[i].ring);
-	}
+	mgdump_free_buffer();
 	return ret ? 1 : 0;
 }

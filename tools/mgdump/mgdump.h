@@ -49,8 +49,15 @@ struct reader {
 	int cpu;		/* -1: not pinned */
 	int mgcap;		/* an mgcap source: its ring is drained at a stop */
 	uint64_t seen;		/* packets libpcap handed over */
+	/*
+	 * A filtered source whose stamps are host time: those stamped before
+	 * this came before its filter (see sources.c), and are not written;
+	 * 0 from the first one stamped after.
+	 */
+	uint64_t from_ns;
 	uint64_t captured;	/* blocks put in the buffer */
 	uint64_t written;	/* by the writer */
+	uint64_t disk_dropped;	/* by the writer, for a full disk */
 	/*
 	 * libpcap's counters (32 bits, which wrap in minutes at line rate)
 	 * carried on in 64, under the lock: mgdump_reader_counts() samples
@@ -82,6 +89,8 @@ int mgdump_parse_args(int argc, char **argv);
 
 /* sources.c: every source opened, a reader and an interface each; 0, or -1 */
 int mgdump_open_readers(void);
+/* the readers' buffers given back, once no reader runs */
+void mgdump_free_buffer(void);
 
 /* readers.c */
 int mgdump_start_readers(size_t *started);

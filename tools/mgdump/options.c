@@ -181,6 +181,11 @@ static const struct tool_help mgdump_help = {
 		 "a rotation never takes a name a file already has.  SIGHUP starts a new\n"
 		 "file.  With -G, FILE may hold strftime(3) conversions, such as\n"
 		 "eth0-%Y%m%d-%H%M%S.pcapng, in local time at the start of its period.\n"
+		 "A full disk does not end the run: what has no room is dropped and counted\n"
+		 "(the summary, --stats, the statistics blocks), a write is tried again each\n"
+		 "second, and a file closed meanwhile is whole without its statistics; a ring\n"
+		 "of files (-C with -W) removes the file it is replacing at once.  A disk\n"
+		 "full before the first file starts is an error.\n"
 		 "\n"
 		 "Exit status: 0 when it stopped as asked (-c, -W with -G, --duration,\n"
 		 "SIGINT, SIGTERM), 1 when capturing or writing failed, 2 for bad arguments.",

@@ -147,7 +147,8 @@ size_t pcapng_isb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
 			 (unsigned long long)st->buffer_dropped, st->note[0] ? "; " : "",
 			 PCAPNG_NOTE_MAX - 1, st->note);
 	size_t clen = n < 0 ? 0 : (size_t)n < sizeof(comment) ? (size_t)n : sizeof(comment) - 1;
-	size_t need = 20 + 6 * opt_size(8) + opt_size(clen) + 4;	/* <= PCAPNG_ISB_MAX */
+	/* header, 6 counters, the comment, end of options, trailing length */
+	size_t need = 20 + 6 * opt_size(8) + opt_size(clen) + 4 + 4;	/* <= PCAPNG_ISB_MAX */
 	uint8_t *p = buf;
 
 	if (cap < need)

@@ -49,6 +49,15 @@ static inline uint64_t pcapng_epb_ts(const uint8_t *p)
 	return (uint64_t)hi << 32 | lo;
 }
 
+/* The interface of the enhanced packet block at @p. */
+static inline uint32_t pcapng_epb_ifid(const uint8_t *p)
+{
+	uint32_t ifid;
+
+	memcpy(&ifid, p + 8, sizeof(ifid));
+	return ifid;
+}
+
 size_t pcapng_shb(uint8_t *buf, size_t cap, const char *user_appl);
 
 /* if_name, if_description (NULL: none), if_tsresol = 9 (nanoseconds) */
@@ -75,8 +84,11 @@ struct pcapng_if_stats {
 					 * what the time stamps are */
 };
 
-/* The most bytes pcapng_isb() writes. */
-#define PCAPNG_ISB_MAX	(20 + 6 * 12 + 4 + PCAPNG_ISB_COMMENT_MAX + 4)
+/*
+ * The most bytes pcapng_isb() writes: its header, 6 counters, the comment
+ * option, the end of options, the trailing length.
+ */
+#define PCAPNG_ISB_MAX	(20 + 6 * 12 + 4 + PCAPNG_ISB_COMMENT_MAX + 4 + 4)
 
 /* The statistics block of interface @ifid at @ts_ns. */
 size_t pcapng_isb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,

@@ -45,6 +45,7 @@ static int measure(const struct retained_file *f, uint64_t *bytes)
 static void save(struct retention *rt)
 {
 	char tmp[sizeof(rt->list) + 8];
+	int failed, err;
 	FILE *f;
 	size_t i;
 
@@ -57,8 +58,23 @@ static void save(struct retention *rt)
 	for (i = 0; i < rt->n; i++)
 		fprintf(f, "%" PRIu64 " %s\n", rt->files[i].done_s, rt->files[i].path);
 	/* on the disk before its name: a crash leaves the old list or the new, whole */
-	if (fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, rt->list))
-		fprintf(stderr, "mgdump: %s: %s\n", rt->list, strerror(errno));
+	/* (a write that failed on the way leaves only the error flag: EIO) */
+	errno = EIO;
+	failed = fflush(f) || ferror(f) || fsync(fileno(f));
+	err = errno;
+	if (fclose(f) && !failed) {
+		failed = 1;
+		err = errno;
+	}
+	if (!failed && rename(tmp, rt->list)) {
+		failed = 1;
+		err = errno;
+	}
+	if (failed) {
+		/* (a full disk: the list in memory goes on, the one on it stays as it was) */
+		unlink(tmp);
+		fprintf(stderr, "mgdump: %s: %s\n", rt->list, strerror(err));
+	}
 }
 
 static void forget(struct retention *rt, size_t i)

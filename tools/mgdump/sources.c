@@ -14,6 +14,7 @@
 #include <net/if.h>
 
 #include "mgcap_open.h"
+#include "mgcap_time.h"
 #include "mgdump.h"
 #include "pcapng.h"
 
@@ -157,6 +158,12 @@ static void tstamp_description(struct dump_interface *ifc, int type)
 		 n ? "; " : "", pcap_tstamp_type_val_to_name(type));
 }
 
+static int host_stamps(int type)
+{
+	return type == PCAP_TSTAMP_HOST || type == PCAP_TSTAMP_HOST_LOWPREC ||
+	       type == PCAP_TSTAMP_HOST_HIPREC;
+}
+
 static int set_filter(pcap_t *p)
 {
 	struct bpf_program prog;
@@ -170,14 +177,38 @@ static int set_filter(pcap_t *p)
 	return 0;
 }
 
+/* the readers' buffers, one mapping shared out */
+static uint8_t *buffer;
+
 int mgdump_open_readers(void)
 {
 	char sources[MAX_READERS][SOURCE_MAX], err[PCAP_ERRBUF_SIZE];
+	uint64_t share;
 	size_t i;
 
+	/*
+	 * The buffer first: faulting it in takes a while (about a second for
+	 * 256 MiB under emulation), and meanwhile a ring opened before would
+	 * fill unread, and a capture started for mgdump would end for want of
+	 * a reader (the kernel's grace for its first reader).
+	 */
+	buffer = blockring_alloc(cfg.buffer_bytes);
+	if (!buffer) {
+		fprintf(stderr, "mgdump: cannot allocate %" PRIu64 " MiB of buffer\n",
+			cfg.buffer_bytes >> 20);
+		return -1;
+	}
 	for (i = 0; i < cfg.ndevs; i++)
 		if (plan_device(sources, i))
 			return -1;
+	/* whole cache lines each */
+	share = cfg.buffer_bytes / nreaders & ~(uint64_t)63;
+	if (share < pcapng_epb_size(cfg.snaplen))
+		fprintf(stderr, "mgdump: -B %" PRIu64 " leaves each of %zu readers %" PRIu64
+			" KiB, too little for a packet of %u bytes: longer packets are dropped\n",
+			cfg.buffer_bytes >> 20, nreaders, share >> 10, cfg.snaplen);
+	for (i = 0; i < nreaders; i++)
+		blockring_attach(&readers[i].ring, buffer + i * share, share);
 	for (i = 0; i < nreaders; i++) {
 		struct reader *r = &readers[i];
 
@@ -193,16 +224,29 @@ int mgdump_open_readers(void)
 			(void)fcntl(pcap_get_selectable_fd(r->pcap), F_SETFD, FD_CLOEXEC);
 		if (cfg.filter && set_filter(r->pcap))
 			return -1;
+		/*
+		 * libpcap puts a filter on an AF_PACKET socket by rejecting
+		 * everything first, then putting on the filter: what comes in
+		 * between is lost unseen, after what came before the filter.
+		 * So that a recording has no such hole near its start, it
+		 * starts after the filter, where the stamps say (where they
+		 * are host time; the mgcap libpcap's sources filter without a
+		 * gap).
+		 */
+		if (cfg.filter && !r->mgcap && host_stamps(r->tstamp_type))
+			r->from_ns = mgcap_now_ns(CLOCK_REALTIME);
 		tstamp_description(&ifs[i], r->tstamp_type);
 		ifs[i].linktype = (uint16_t)pcap_datalink(r->pcap);
 		ifs[i].snaplen = (uint32_t)pcap_snapshot(r->pcap);
 		r->ifid = (uint32_t)i;
 		r->cpu = cfg.ncpus ? cfg.cpus[i % (size_t)cfg.ncpus] : -1;
-		if (blockring_init(&r->ring, cfg.buffer_bytes / nreaders)) {
-			fprintf(stderr, "mgdump: cannot allocate %" PRIu64 " MiB of buffer\n",
-				cfg.buffer_bytes >> 20);
-			return -1;
-		}
 	}
 	return 0;
+}
+
+void mgdump_free_buffer(void)
+{
+	if (buffer)
+		blockring_unmap(buffer, cfg.buffer_bytes);
+	buffer = NULL;
 }

@@ -24,6 +24,18 @@ static void tstamp_note(struct reader *r, char *buf, size_t len)
 		 report[0] ? ", " : "", report);
 }
 
+/* What a statistics block says beside its counters: drops for a full disk, the stamps. */
+static void stats_note(struct reader *r, char *buf, size_t len)
+{
+	int n = 0;
+
+	if (r->disk_dropped)
+		n = snprintf(buf, len, "full disk drops: %" PRIu64 "; ", r->disk_dropped);
+	if (n < 0 || (size_t)n >= len)
+		n = 0;
+	tstamp_note(r, buf + n, len - (size_t)n);
+}
+
 /* Statistics for the closing blocks of a file: the counters as of now. */
 void mgdump_collect_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 {
@@ -44,13 +56,14 @@ void mgdump_collect_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 		st[i].os_dropped = c.dropped;
 		st[i].delivered = r->written;
 		st[i].buffer_dropped = __atomic_load_n(&r->ring.dropped, __ATOMIC_RELAXED);
-		tstamp_note(r, st[i].note, sizeof(st[i].note));
+		stats_note(r, st[i].note, sizeof(st[i].note));
 	}
 }
 
 void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t bytes, int final)
 {
-	uint64_t pkts = 0, received = 0, ring_drops = 0, buf_drops = 0, fill = 0, hwm = 0, cap = 0;
+	uint64_t pkts = 0, received = 0, ring_drops = 0, buf_drops = 0, disk_drops = 0;
+	uint64_t fill = 0, hwm = 0, cap = 0;
 	size_t i;
 
 	for (i = 0; i < nreaders; i++) {
@@ -62,23 +75,28 @@ void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t byte
 		}
 		pkts += readers[i].written;
 		buf_drops += __atomic_load_n(&readers[i].ring.dropped, __ATOMIC_RELAXED);
+		disk_drops += readers[i].disk_dropped;
 		fill += blockring_fill(&readers[i].ring);
 		hwm += __atomic_load_n(&readers[i].ring.high_water, __ATOMIC_RELAXED);
 		cap += readers[i].ring.size;
 	}
 	if (final) {
-		uint64_t read = 0, accounted = pkts + ring_drops + buf_drops;
+		uint64_t read = 0, accounted = pkts + ring_drops + buf_drops + disk_drops;
 
 		fprintf(stderr, "mgdump: %" PRIu64 " packets written, %" PRIu64 " bytes, of %" PRIu64
-			" received; dropped: %" PRIu64 " in the rings, %" PRIu64 " in the buffer; "
-			"buffer high-water %" PRIu64 "%%; snaplen %" PRIu32 "\n", pkts, bytes,
-			received, ring_drops, buf_drops, cap ? hwm * 100 / cap : 0, cfg.snaplen);
-		/* the readers are gone: every packet they read is in the file, but -c's surplus */
+			" received; dropped: %" PRIu64 " in the rings, %" PRIu64 " in the buffer, %"
+			PRIu64 " for a full disk; buffer high-water %" PRIu64 "%%; snaplen %" PRIu32
+			"\n", pkts, bytes, received, ring_drops, buf_drops, disk_drops,
+			cap ? hwm * 100 / cap : 0, cfg.snaplen);
+		/*
+		 * The readers are gone: every packet they read is in the file
+		 * or dropped for a full disk, but -c's surplus.
+		 */
 		for (i = 0; i < nreaders; i++)
 			read += readers[i].captured;
-		if (!cfg.count && read != pkts)
+		if (!cfg.count && read != pkts + disk_drops)
 			fprintf(stderr, "mgdump: %" PRIu64 " packets read were not written%s\n",
-				read - pkts, cfg.rotate_seconds && cfg.keep ?
+				read - pkts - disk_drops, cfg.rotate_seconds && cfg.keep ?
 				" (they came after the last of the -W periods)" : "");
 		/* (-c leaves the rest, a filter in user space may reject some) */
 		if (!cfg.count && accounted < received)

@@ -82,16 +82,17 @@ static void writer_sleep(void)
  * across the readers, a block at a time through a staging buffer.  A device
  * with nothing buffered may still bring an older block, so the oldest waits
  * for it, DEVICE_HOLD_NS at most (a quiet port of a tap must not stop the
- * other); stopping waits for nothing.
+ * other); stopping waits for nothing.  An idle device is no quicker: its
+ * reader hands over on libpcap's read timeout (100 ms), and its libpcap
+ * merge may hold a record too, so it holds as long as any.
  */
 #define DEVICE_HOLD_NS	200000000ULL
 static struct {
 	struct mgcap_order order;
 	uint64_t seen_head[MAX_READERS];	/* a reader's buffer's head at a look ... */
 	uint64_t seen_head_at[MAX_READERS];	/* ... and when it was taken */
-	uint64_t pending[MAX_READERS];		/* blocks staged, not yet written */
-	uint8_t buf[1 << 20];
-	size_t len;
+	uint8_t buf[1 << 20];			/* blocks staged, not yet written */
+	size_t len, blocks;
 } in_order;
 
 /*
@@ -122,20 +123,90 @@ static int look_at_reader(void *arg, size_t i, uint64_t now_ns, uint64_t *key,
 	return 1;
 }
 
-static int flush_in_order(struct dump_output *out)
-{
-	size_t i;
-	int ret = in_order.len ? dump_output_write(out, in_order.buf, in_order.len) : 0;
+/*
+ * A full disk (another writer's, or a file system without --max-disk) does
+ * not end the run: what does not fit is dropped and counted, and so is
+ * what comes until the next try, FULL_RETRY_NS later.  The readers read on
+ * meanwhile, so that what is dropped is what the disk had no room for.
+ */
+#define FULL_RETRY_NS	1000000000ULL
+static struct {
+	uint64_t retry_at;	/* CLOCK_MONOTONIC; 0: the disk has room */
+	uint64_t dropped;	/* since it filled */
+} full;
 
-	for (i = 0; i < nreaders; i++) {
-		/* (an output that ended, -W with -G, took none of them) */
-		if (!ret && !out->ended)
-			readers[i].written += in_order.pending[i];
-		in_order.pending[i] = 0;
-	}
-	in_order.len = 0;
-	if (ret)
+/* A write failed: 0 for a full disk (dropping until the next try), or -1 (it said why). */
+static int write_failed(struct dump_output *out)
+{
+	if (!out->full) {
 		fprintf(stderr, "mgdump: %s\n", out->error);
+		return -1;
+	}
+	if (!full.retry_at)
+		fprintf(stderr, "mgdump: %s: dropping packets until there is room, trying "
+			"again each second\n", out->error);
+	full.retry_at = mgcap_now_ns(CLOCK_MONOTONIC) + FULL_RETRY_NS;
+	return 0;
+}
+
+/* Whether the disk was full less than FULL_RETRY_NS ago: no write is tried. */
+static int waiting_for_room(void)
+{
+	return full.retry_at && mgcap_now_ns(CLOCK_MONOTONIC) < full.retry_at;
+}
+
+/* A write went. */
+static void room_again(const struct dump_output *out)
+{
+	if (!full.retry_at)
+		return;
+	fprintf(stderr, "mgdump: %s: writing again; %" PRIu64 " packets dropped while the disk "
+		"was full\n", out->current, full.dropped);
+	full.retry_at = 0;
+	full.dropped = 0;
+}
+
+static void drop_for_full_disk(struct reader *r, uint64_t blocks)
+{
+	r->disk_dropped += blocks;
+	full.dropped += blocks;
+}
+
+/*
+ * The staged blocks out, each counted for its reader (its interface) as
+ * written, or dropped for a full disk; those after the end of the output
+ * (-W with -G) are neither.
+ */
+static int flush_in_order(struct dump_output *out, uint64_t *total, uint64_t *bytes)
+{
+	size_t kept = 0, off;
+	int ret = 0, dropping = 1;
+
+	if (!in_order.len)
+		return 0;
+	if (!waiting_for_room()) {
+		ret = dump_output_write(out, in_order.buf, in_order.len);
+		kept = out->kept;
+		dropping = ret && out->full;
+		/* (what went may have filled the disk again) */
+		if (kept)
+			room_again(out);
+		if (ret)
+			ret = write_failed(out);
+	}
+	for (off = 0; off < in_order.len; off += pcapng_block_len(in_order.buf + off)) {
+		struct reader *r = &readers[pcapng_epb_ifid(in_order.buf + off)];
+
+		if (off < kept) {
+			r->written++;
+			(*total)++;
+		} else if (dropping) {
+			drop_for_full_disk(r, 1);
+		}
+	}
+	*bytes += kept;
+	in_order.len = 0;
+	in_order.blocks = 0;
 	return ret;
 }
 
@@ -155,7 +226,7 @@ static int write_in_order(struct dump_output *out, uint64_t *total, uint64_t *by
 	for (i = 0; i < nreaders; i++)
 		if (blockring_fill(&readers[i].ring) >= readers[i].ring.size / 2)
 			in_order.order.rush = 1;
-	while (!cfg.count || *total < cfg.count) {
+	while (!cfg.count || *total + in_order.blocks < cfg.count) {
 		uint64_t wait_ns;
 		long best = mgcap_order_next_with(&in_order.order, mgcap_now_ns(CLOCK_MONOTONIC),
 						  &wait_ns, look_at_reader);
@@ -169,16 +240,14 @@ static int write_in_order(struct dump_output *out, uint64_t *total, uint64_t *by
 		*idle = 0;
 		blockring_peek(&readers[best].ring, &data);
 		len = pcapng_block_len(data);
-		if (in_order.len + len > sizeof(in_order.buf) && flush_in_order(out))
+		if (in_order.len + len > sizeof(in_order.buf) && flush_in_order(out, total, bytes))
 			return -1;
 		memcpy(in_order.buf + in_order.len, data, len);
 		in_order.len += len;
-		in_order.pending[best]++;
+		in_order.blocks++;
 		blockring_release(&readers[best].ring, len);
-		(*total)++;
-		*bytes += len;
 	}
-	return flush_in_order(out);
+	return flush_in_order(out, total, bytes);
 }
 
 /* Each reader's blocks as they are, whole blocks at a time: 0, or -1 (it said why). */
@@ -189,32 +258,41 @@ static int write_as_read(struct dump_output *out, uint64_t *total, uint64_t *byt
 	for (i = 0; i < nreaders; i++) {
 		struct reader *r = &readers[i];
 		const uint8_t *data;
-		size_t n = blockring_peek(&r->ring, &data), take, blocks;
+		size_t n = blockring_peek(&r->ring, &data), take, blocks, kept;
+		int failed;
 
 		if (!n)
 			continue;
 		*idle = 0;
 		take = pcapng_whole_blocks(data, n, cfg.count ? cfg.count - *total : 0, &blocks);
-		if (take && dump_output_write(out, data, take)) {
-			/* what did make it into the file counts as written */
-			pcapng_whole_blocks(data, out->kept, 0, &blocks);
-			r->written += blocks;
-			fprintf(stderr, "mgdump: %s\n", out->error);
-			return -1;
+		if (waiting_for_room()) {
+			blockring_release(&r->ring, take);
+			drop_for_full_disk(r, blocks);
+			continue;
 		}
+		if (!take)
+			continue;
+		failed = dump_output_write(out, data, take);
+		/* what made it into the file counts as written: all of it, but on a failure or the end */
+		kept = blocks;
+		if (out->kept != take)
+			pcapng_whole_blocks(data, out->kept, 0, &kept);
+		r->written += kept;
+		*total += kept;
+		*bytes += out->kept;
+		/* (what went may have filled the disk again) */
+		if (out->kept)
+			room_again(out);
+		if (failed && write_failed(out))
+			return -1;
 		if (out->ended) {
 			/* -W with -G: the last period is written, these blocks of it */
-			pcapng_whole_blocks(data, out->kept, 0, &blocks);
 			blockring_release(&r->ring, out->kept);
-			r->written += blocks;
-			*total += blocks;
-			*bytes += out->kept;
 			return 0;
 		}
+		/* (a full disk's: what did not go is dropped) */
 		blockring_release(&r->ring, take);
-		r->written += blocks;
-		*total += blocks;
-		*bytes += take;
+		drop_for_full_disk(r, blocks - kept);
 		if (cfg.count && *total >= cfg.count)
 			break;
 	}
@@ -229,8 +307,8 @@ int mgdump_write_loop(struct dump_output *out)
 	int tty = isatty(STDERR_FILENO) && !cfg.quiet && strcmp(cfg.path, "-");
 	int merged = cfg.merged && nreaders > 1;
 
-	if (merged && mgcap_order_init(&in_order.order, nreaders, DEVICE_HOLD_NS, look_at_reader,
-				       NULL)) {
+	if (merged && mgcap_order_init(&in_order.order, nreaders, DEVICE_HOLD_NS, DEVICE_HOLD_NS,
+				       look_at_reader, NULL)) {
 		fprintf(stderr, "mgdump: out of memory\n");
 		return -1;
 	}
@@ -256,8 +334,7 @@ int mgdump_write_loop(struct dump_output *out)
 		} else {
 			failed = dump_output_tick(out);
 		}
-		if (failed) {
-			fprintf(stderr, "mgdump: %s\n", out->error);
+		if (failed && write_failed(out)) {
 			mgdump_request_stop(0);
 			return -1;
 		}

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* libFuzzer target: clang -g -fsanitize=fuzzer,address tests/unit/fuzz_erspan.c tools/mgdump/erspan.c -Itools/mgdump */
+/*
+ * libFuzzer: the ERSPAN decapsulator (tools/mgdump/erspan.c) on any bytes:
+ * the inner frame it finds, if any, lies within the packet.
+ */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

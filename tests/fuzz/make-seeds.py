@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The fuzz targets' first inputs, each the shape a target's parser meets in
+use, written to tests/fuzz/corpus/NAME/seed-*: a reply of the mgcap family,
+a clock's samples with a step, the strings users type, an ERSPAN packet of
+each type, pcapng writer calls.  The fuzzers grow the corpus from them
+(tests/fuzz/fuzzers.sh, FUZZ_GROW=1).
+    make-seeds.py [CORPUS_DIR]
+"""
+import os
+import struct
+import sys
+
+# the family's attribute numbers (include/uapi/linux/mgcap.h)
+ATTR_IFINDEX, ATTR_IFNAME, ATTR_MODE, ATTR_RING_SIZE, ATTR_SNAPLEN, \
+    ATTR_NUM_QUEUES, ATTR_QUEUES = range(2, 9)
+QATTR_ID, QATTR_DEVNODE, QATTR_CAPTURED = 2, 3, 4
+QATTR_NUM_READERS, QATTR_READERS = 9, 10
+RATTR_PID, RATTR_COMM, RATTR_SNAPLEN, RATTR_CAPTURED = 2, 3, 4, 5
+NLA_F_NESTED = 0x8000
+
+
+def attr(kind, payload):
+    data = struct.pack("=HH", 4 + len(payload), kind) + payload
+    return data + b"\0" * (-len(data) % 4)
+
+
+def u32(kind, v):
+    return attr(kind, struct.pack("=I", v))
+
+
+def u64(kind, v):
+    return attr(kind, struct.pack("=Q", v))
+
+
+def string(kind, s):
+    return attr(kind, s.encode() + b"\0")
+
+
+def nest(kind, *parts):
+    return attr(kind | NLA_F_NESTED, b"".join(parts))
+
+
+def counters(first, base):
+    return b"".join(u64(first + i, base + i) for i in range(5))
+
+
+def reply(queues, readers, total=None, first=0, lie=0):
+    """A GET reply: genetlink header, then a device of @total queues (@queues
+    of them here, from @first on) of @readers readers each; from @first > 0 on,
+    the part of a dump that carries on a device the message before began.
+    @lie: counts that many readers more than it lists (a refused reply)."""
+    qs = []
+    for q in range(first, first + queues):
+        rs = [nest(1, u32(RATTR_PID, 100 + r), string(RATTR_COMM, "tcpdump"),
+                   u32(RATTR_SNAPLEN, 262144), counters(RATTR_CAPTURED, 1000 * r))
+              for r in range(readers)]
+        qs.append(nest(1, u32(QATTR_ID, q), string(QATTR_DEVNODE, "/dev/mgcap/eth0@%d" % q),
+                       counters(QATTR_CAPTURED, q), u32(QATTR_NUM_READERS, readers + lie),
+                       nest(QATTR_READERS, *rs)))
+    # MGCAP_CMD_GET, version 1
+    body = struct.pack("=BBH", 4, 1, 0) + u32(ATTR_IFINDEX, 2)
+    if not first:
+        body += string(ATTR_IFNAME, "eth0") + u32(ATTR_MODE, 0) + u64(ATTR_RING_SIZE, 8 << 20) + \
+            u32(ATTR_SNAPLEN, 262144) + u32(ATTR_NUM_QUEUES, total or queues)
+    body += nest(ATTR_QUEUES, *qs)
+    return struct.pack(">H", len(body)) + body
+
+
+def clock(step):
+    """Samples a second apart: a PHC 37 s ahead, 10 ppm fast, 100 ns windows; a probe each."""
+    out = bytes([20])
+    sys0, phc0 = 1_700_000_000_000_000_000, 1_700_000_037_000_000_000
+    for i in range(12):
+        sys = sys0 + i * 1_000_000_000
+        phc = phc0 + i * 1_000_010_000 + (5_000_000 if step and i >= 8 else 0)
+        probe = ((i * 977) << 40) | 1		# odd: just before the sample's PHC
+        out += struct.pack("=qqqqq", sys - 50, phc, sys + 50, 5_000_000_000 + i * 10**9, probe)
+    return out
+
+
+def erspan(kind):
+    inner = bytes(range(6)) + bytes(range(6, 12)) + b"\x08\x00" + b"\x45" + bytes(19)
+    if kind == 1:
+        gre, proto = struct.pack(">HH", 0, 0x88BE), b""
+    elif kind == 2:
+        gre, proto = struct.pack(">HHI", 0x1000, 0x88BE, 7), struct.pack(">II", 0x10000001, 0)
+    else:
+        gre, proto = struct.pack(">HHI", 0x1000, 0x22EB, 7), struct.pack(">III", 0x20000001, 0, 0)
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(gre + proto + inner), 0, 0, 64, 47, 0,
+                     bytes([192, 0, 2, 1]), bytes([192, 0, 2, 2]))
+    return bytes(6) + bytes(6) + b"\x08\x00" + ip + gre + proto + inner
+
+
+def pcapng():
+    """Two halves: a buffer holding one block, then the writer's calls (room, names, packets)."""
+    blocks = struct.pack("=II", 6, 32) + bytes(20) + struct.pack("=I", 32)
+    calls = struct.pack("<H", 4096) + b"\x06mgdump" + b"\x04eth0" + b"\x01" + b"\x03abc"
+    for n in (60, 250, 0):
+        calls += struct.pack("<HB", n, 4) + bytes(n)
+    n = max(len(blocks), len(calls))
+    return blocks.ljust(n, b"\0") + calls.ljust(n, b"\0")
+
+
+SEEDS = {
+    "nl_reply": {"get": reply(2, 1), "many": reply(4, 3),
+                 "split": reply(1, 2, total=3) + reply(2, 2, first=1),
+                 # a part refused, then the same queue again (a dump reads on)
+                 "split-refused": reply(1, 1, total=2) + reply(1, 1, first=1, lie=1) +
+                 reply(1, 1, first=1)},
+    "clock": {"steady": clock(False), "step": clock(True)},
+    "parse": {n: bytes([k]) + s.encode() for n, k, s in (
+        ("size", 0, "8MiB"), ("duration", 1, "15m"), ("u32", 2, "4096"), ("mode", 3, "mirror"),
+        ("source", 4, "mgcap:eth0@1-3,5"), ("devices", 5, "mgcap:eth0,eth1"))},
+    "erspan": {"type%d" % k: erspan(k) for k in (1, 2, 3)},
+    "pcapng": {"blocks": pcapng()},
+}
+
+top = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus")
+for target, seeds in SEEDS.items():
+    os.makedirs(os.path.join(top, target), exist_ok=True)
+    for name, data in seeds.items():
+        with open(os.path.join(top, target, "seed-" + name), "wb") as f:
+            f.write(data)
