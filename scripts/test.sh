@@ -29,7 +29,7 @@ failures() {
 		case $log in
 		*/vm-tests.sh.log)	# the failed tests, their kernels and the kernels' verdicts
 			awk '/^=== kernel / || /^kernel .*: [0-9]+ passed/ { print; on = 0; next }
-				/^run-vm: / { print; on = /complained/; next }
+				/^run-vm: / { print; on = /complained|did not finish/; next }
 				/^not ok / { print; on = 1; next }
 				/^ok / { on = 0 }
 				on' "$log" ;;

@@ -32,7 +32,9 @@ if [ -w $kmemleak ]; then echo clear > $kmemleak; fi"
 kmemleak_scan="if [ -w $kmemleak ]; then sleep 6; echo scan > $kmemleak; echo scan > $kmemleak; \
 cat $kmemleak >> '$out/dmesg.txt'; fi"
 start=$(date +%s)
-timeout "${MGCAP_VM_TIMEOUT:-1800}" vng --run "$vmlinuz" --disable-kvm --force-9p \
+# (--verbose: the kernel's console in OUTDIR/vng.log, where a panic that ends
+# the VM before the command does shows)
+timeout "${MGCAP_VM_TIMEOUT:-1800}" vng --verbose --run "$vmlinuz" --disable-kvm --force-9p \
 	--cpus "${MGCAP_VM_CPUS:-2}" --memory "${MGCAP_VM_MEMORY:-1G}" --rwdir "$out" \
 	--append "log_buf_len=16M ${MGCAP_VM_APPEND:-}" \
 	${MGCAP_VM_QEMU_OPTS:+--qemu-opts="$MGCAP_VM_QEMU_OPTS"} \
@@ -46,7 +48,8 @@ cat "$out/guest.log" 2>/dev/null
 echo "run-vm: $kver: VM ran $((end - start)) s"
 
 if [ ! -s "$out/rc" ]; then
-	echo "run-vm: $kver: the VM did not finish the command (vng exit $vng_rc)" >&2
+	echo "run-vm: $kver: the VM did not finish the command (vng exit $vng_rc); from its console:" >&2
+	grep -E -A 12 'Kernel panic|rcu: INFO|BUG:|Oops' "$out/vng.log" | head -n 60 >&2
 	tail -n 20 "$out/vng.log" >&2
 	exit 1
 fi
