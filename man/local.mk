@@ -2,10 +2,11 @@
 # OPTIONS section from its --help, man/*.h2m adds the rest.
 dist_man7_MANS = man/mgcap.7
 nodist_man8_MANS = man/mgcap.8 man/mgdump.8 man/mgcap-setmode.8
-nodist_man1_MANS = man/mgcap-run.1
+nodist_man1_MANS = man/mgcap-run.1 man/mgcap-extract.1
 GENERATED_MANS = $(nodist_man8_MANS) $(nodist_man1_MANS)
 CLEANFILES += $(GENERATED_MANS)
-EXTRA_DIST += man/mgcap.h2m man/mgdump.h2m man/mgcap-setmode.h2m man/mgcap-run.h2m
+EXTRA_DIST += man/mgcap.h2m man/mgdump.h2m man/mgcap-setmode.h2m man/mgcap-run.h2m \
+	man/mgcap-extract.h2m
 HELP2MAN_RUN = $(AM_V_GEN)mkdir -p man && $(HELP2MAN) --no-info --no-discard-stderr \
 	--source=mgcap --include=$(srcdir)/man/$$(basename $@ | sed 's/\.[0-9]$$//').h2m
 man/mgcap.8: tools/mgcap/mgcap man/mgcap.h2m
@@ -16,3 +17,5 @@ man/mgcap-setmode.8: tools/mgcap/mgcap-setmode man/mgcap-setmode.h2m
 	$(HELP2MAN_RUN) --section=8 --output=$@ tools/mgcap/mgcap-setmode
 man/mgcap-run.1: tools/mgcap-run man/mgcap-run.h2m
 	$(HELP2MAN_RUN) --section=1 --output=$@ tools/mgcap-run
+man/mgcap-extract.1: tools/mgdump/mgcap-extract man/mgcap-extract.h2m
+	$(HELP2MAN_RUN) --section=1 --output=$@ tools/mgdump/mgcap-extract

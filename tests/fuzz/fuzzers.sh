@@ -24,6 +24,9 @@ sources() {
 	case $1 in
 	erspan)	echo "-I$src/tools/mgdump $src/tools/mgdump/erspan.c" ;;
 	pcapng)	echo "-I$src/tools/mgdump $src/tools/mgdump/pcapng.c" ;;
+	capindex)
+		echo "-I$src/tools/mgdump $src/tools/mgdump/capindex.c $src/tools/mgdump/flowkey.c"
+		echo "$src/tools/mgdump/pcapng.c" ;;
 	nl_reply)
 		echo "-I$src/lib -I$src/include/uapi $src/lib/mgcap_nl.c"
 		pkg-config --cflags --libs libnl-genl-3.0 ;;

@@ -2,7 +2,7 @@
 """The fuzz targets' first inputs, each the shape a target's parser meets in
 use, written to tests/fuzz/corpus/NAME/seed-*: a reply of the mgcap family,
 a clock's samples with a step, the strings users type, an ERSPAN packet of
-each type, pcapng writer calls.  The fuzzers grow the corpus from them
+each type, pcapng writer calls, an index of mgdump's.  The fuzzers grow the corpus from them
 (tests/fuzz/fuzzers.sh, FUZZ_GROW=1).
     make-seeds.py [CORPUS_DIR]
 """
@@ -101,6 +101,23 @@ def pcapng():
     return blocks.ljust(n, b"\0") + calls.ljust(n, b"\0")
 
 
+def flowkey(port):
+    """The key of a UDP flow to @port (tools/mgdump/flowkey.h)."""
+    return struct.pack("=HBBHBB4s16s16s", 0x0800, 0x45, 17, 0x4000, 1, 4,
+                       struct.pack(">HH", 10000, port), bytes([192, 0, 2, 1]),
+                       bytes([192, 0, 2, 2]))
+
+
+def capindex():
+    """An index of two flows (UDP to ports 9 and 53) in one span, and its end."""
+    def flow(n, port):
+        return struct.pack("=III", 1, 56, n) + flowkey(port)
+    span = struct.pack("=IIQQQQIIII", 2, 64, 100, 4000, 10**9, 10**9 + 5 * 10**7, 40, 0, 2, 0)
+    span += struct.pack("=II", 0, 1)
+    end = struct.pack("=IIQQQQ", 3, 40, 4200, 40, 10**9, 10**9 + 5 * 10**7)
+    return b"mgcapidx" + struct.pack("=II", 1, 8) + flow(0, 9) + flow(1, 53) + span + end
+
+
 SEEDS = {
     "nl_reply": {"get": reply(2, 1), "many": reply(4, 3),
                  "split": reply(1, 2, total=3) + reply(2, 2, first=1),
@@ -113,6 +130,12 @@ SEEDS = {
         ("source", 4, "mgcap:eth0@1-3,5"), ("devices", 5, "mgcap:eth0,eth1"))},
     "erspan": {"type%d" % k: erspan(k) for k in (1, 2, 3)},
     "pcapng": {"blocks": pcapng()},
+    # an index, and a key of any bytes (then a program: ldh [36]; jeq #53; ret #1; ret #0)
+    # (and one no frame has: ports 200 bytes long, past the stand-in frame)
+    "capindex": {"index": capindex(),
+                 "key": flowkey(53) + struct.pack("=" + "HBBI" * 4, 0x28, 0, 0, 36, 0x15, 0, 1, 53,
+                                                  0x06, 0, 0, 1, 0x06, 0, 0, 0),
+                 "key-bad": flowkey(53)[:7] + b"\xc8" + flowkey(53)[8:]},
 }
 
 top = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus")

@@ -20,6 +20,7 @@ void register_retention_tests(void);
 void register_options_tests(void);
 void register_clock_tests(void);
 void register_adapter_tests(void);
+void register_capindex_tests(void);
 
 #define ADD_SUITE(suite_name, list) do {				\
 	CU_pSuite s_ = CU_add_suite(suite_name, NULL, NULL);		\

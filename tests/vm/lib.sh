@@ -34,6 +34,7 @@ PCAPTEST=$B/tests/programs/mgcap-pcaptest
 RUN=$B/tools/mgcap-run
 # through the patched libpcap, as mgcap-run does for any program
 MGDUMP="$RUN $B/tools/mgdump/mgdump"
+EXTRACT=$B/tools/mgdump/mgcap-extract
 if [ "${MGCAP_INSTALLED:-0}" = 1 ]; then
 	# what the packages installed (scripts/test-packages.sh); the test
 	# programs and the test NIC still come from the build tree
@@ -42,6 +43,7 @@ if [ "${MGCAP_INSTALLED:-0}" = 1 ]; then
 	SETMODE=/usr/sbin/mgcap-setmode
 	RUN=/usr/bin/mgcap-run
 	MGDUMP=/usr/sbin/mgdump		# its RUNPATH finds the mgcap libpcap
+	EXTRACT=/usr/bin/mgcap-extract
 fi
 TMP=$(mktemp -d)
 

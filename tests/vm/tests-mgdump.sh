@@ -17,6 +17,7 @@ ALL_TESTS="
 	t_mgdump_buffer_absorbs_a_stalled_writer
 	t_mgdump_waits_out_a_full_disk
 	t_mgdump_on_any_libpcap_device
+	t_mgcap_extract_reads_only_what_the_index_points_to
 "
 USER_SPACE_TESTS="
 	t_mgdump_rotation_loses_nothing t_mgdump_rotation_by_time_with_a_command_per_file
@@ -24,6 +25,7 @@ USER_SPACE_TESTS="
 	t_mgdump_tells_systemd_it_is_ready_and_alive t_mgdump_to_stdout t_mgdump_stops_cleanly_on_sigint
 	t_mgdump_bad_input t_mgdump_decapsulates_erspan t_mgdump_buffer_absorbs_a_stalled_writer
 	t_mgdump_waits_out_a_full_disk t_mgdump_on_any_libpcap_device
+	t_mgcap_extract_reads_only_what_the_index_points_to
 "
 . "$(dirname "$0")/lib.sh"
 
@@ -73,15 +75,16 @@ t_mgdump_rotation_loses_nothing() {
 	done
 	# in order, the files hold every frame: no frame lost at a boundary
 	$PCAPCHECK $files --queues 2 --count 20000 --snaplen 262144 --unmerged || return 1
-	# a ring of 3 keeps exactly 3
-	timeout 120 $MGDUMP -i mgt0 -w "$TMP/ring" -C 1 -W 3 -c 40000 -q &
+	# a ring of 3 keeps exactly 3, each with its index (an old one goes with its file)
+	timeout 120 $MGDUMP -i mgt0 -w "$TMP/ring" -C 1 -W 3 --index -c 40000 -q &
 	dump=$!
 	wait_readers mgt0 || return 1
 	echo "all 20000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait $dump || return 1
-	n=$(ls "$TMP" | grep -c '^ring')
+	n=$(ls "$TMP" | grep -c '^ring[0-9]*$')
 	[ "$n" = 3 ] || bad "-W 3 left $n files"
-	for f in "$TMP"/ring*; do capinfos "$f" >/dev/null || bad "$f unreadable"; done
+	[ "$(ls "$TMP" | grep -c '^ring[0-9]*\.idx$')" = 3 ] || bad "-W 3 left indexes: $(ls "$TMP")"
+	for f in "$TMP"/ring?; do capinfos "$f" >/dev/null || bad "$f unreadable"; done
 }
 
 # -G 1 over a paced stream (3.5 s): a file a second of the wall clock, named
@@ -106,14 +109,15 @@ t_mgdump_rotation_by_time_with_a_command_per_file() {
 	sleep 1.2
 	kill -INT $dump
 	wait $dump || { bad "mgdump exited with $?: $(cat "$TMP/d")"; return 1; }
-	files=$(ls "$TMP/rec")
+	files=$(ls "$TMP/rec" | grep -v '\.idx$')
 	say "$(echo $files | wc -w) files: $(echo $files)"
 	! echo "$files" | grep -v '^r-[0-9]\{6\}\.pcapng1\?$' || bad "names: $files"
 	[ "$(echo "$files" | grep -c '1$')" = 1 ] || bad "SIGHUP started no second file of its second"
 	[ "$(echo "$files" | wc -l)" -ge 5 ] || bad "3.5 s at -G 1 and a SIGHUP made $(echo $files)"
 	[ "$(sort "$TMP/done")" = "$(echo "$files" | sort)" ] ||
 		bad "-z ran for: $(cat "$TMP/done")"
-	$PCAPCHECK $(ls "$TMP"/rec/* | sort) --queues 2 --count 3500 --unmerged || return 1
+	$PCAPCHECK $(ls "$TMP"/rec/* | grep -v '\.idx$' | sort) --queues 2 --count 3500 --unmerged ||
+		return 1
 }
 
 # kill -9 in the middle: every file under its name is complete, to its end;
@@ -131,8 +135,8 @@ t_mgdump_killed_leaves_only_complete_files() {
 	pkill -KILL -x mgdump	# (timeout passes on other signals, not this one)
 	wait $dump
 	echo 0 >/sys/class/net/mgt0/mgtestnic/rate_pps
-	whole=$(ls "$TMP/rec" | grep -v 'part$')
-	part=$(ls "$TMP/rec" | grep 'part$')
+	whole=$(ls "$TMP/rec" | grep -v 'part$' | grep -v '\.idx$')
+	part=$(ls "$TMP/rec" | grep -v '\.idx\.part$' | grep 'part$')
 	say "after kill -9: $(echo $whole) and $part"
 	[ "$(echo "$whole" | wc -l)" -ge 2 ] || bad "complete files: $whole"
 	[ "$(echo "$part" | wc -l)" = 1 ] || bad "files being written: '$part'"
@@ -154,36 +158,40 @@ t_mgdump_killed_leaves_only_complete_files() {
 
 # --max-disk 3M over 1 MB files (-C 1) and 20,000 frames of 1514 bytes
 # (30 MB): mgdump's files stay within the limit and the one being written,
-# the oldest go first, a file not mgdump's is left alone; a restart with
-# --max-age 1s removes what the first run left, once a second has passed
+# the oldest go first (with their indexes), a file not mgdump's is left
+# alone; a restart with --max-age 1s removes what the first run left, once
+# a second has passed
 t_mgdump_keeps_its_files_under_max_disk_and_max_age() {
 	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
 	mkdir "$TMP/rec" && echo "someone else's" >"$TMP/rec/other" || return 1
 	echo 1514 >/sys/class/net/mgt0/mgtestnic/frame_len
-	timeout 120 $MGDUMP -i mgt0 -C 1 --max-disk 3M -w "$TMP/rec/cap" -q >"$TMP/d" 2>&1 &
+	timeout 120 $MGDUMP -i mgt0 -C 1 --max-disk 3M --index -w "$TMP/rec/cap" -q >"$TMP/d" 2>&1 &
 	dump=$!
 	wait_readers mgt0 || return 1
 	echo "0 20000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_idle mgt0 && wait_drained || bad "mgdump never caught up"
 	kill -INT $dump
 	wait $dump || { bad "mgdump exited with $?: $(cat "$TMP/d")"; return 1; }
-	files=$(cd "$TMP/rec" && ls cap*)
-	bytes=$(cd "$TMP/rec" && cat $files | wc -c)
+	files=$(cd "$TMP/rec" && ls cap* | grep -v '\.idx$')
+	bytes=$(cd "$TMP/rec" && cat cap* | wc -c)
 	say "left: $(echo $files) ($bytes bytes)"
 	[ "$bytes" -le $((3 * 1048576 + 1000000)) ] || bad "$bytes bytes kept under --max-disk 3M"
 	[ -f "$TMP/rec/other" ] || bad "mgdump removed a file it did not write"
 	[ -f "$TMP/rec/cap" ] && bad "the oldest file is still there"
 	for f in $files; do
 		capinfos "$TMP/rec/$f" >/dev/null 2>&1 || bad "$f is unreadable"
+		[ -f "$TMP/rec/$f.idx" ] || bad "$f has no index"
 	done
+	[ "$(cd "$TMP/rec" && ls cap*.idx | wc -l)" = "$(echo "$files" | wc -l)" ] ||
+		bad "indexes without their files: $(cd "$TMP/rec" && echo cap*.idx)"
 	sleep 1.1
-	timeout 60 $MGDUMP -i mgt0 -C 1 --max-age 1s -w "$TMP/rec/cap" -q >"$TMP/d" 2>&1 &
+	timeout 60 $MGDUMP -i mgt0 -C 1 --max-age 1s --index -w "$TMP/rec/cap" -q >"$TMP/d" 2>&1 &
 	dump=$!
 	wait_readers mgt0 || return 1
 	kill -INT $dump
 	wait $dump || bad "the second run exited with $?: $(cat "$TMP/d")"
 	left=$(cd "$TMP/rec" && ls)
-	[ "$left" = "$(printf 'cap\nother')" ] || bad "after --max-age 1s: $(echo $left)"
+	[ "$left" = "$(printf 'cap\ncap.idx\nother')" ] || bad "after --max-age 1s: $(echo $left)"
 }
 
 # as systemd runs mgdump@.service (Type=notify, WatchdogSec=): READY=1 once
@@ -311,6 +319,7 @@ t_mgdump_bad_input() {
 	refused "nosuch0" -i nosuch0 -w "$TMP/x"
 	refused "/nonexistent/dir/x" -i mgt0 -w /nonexistent/dir/x
 	refused "bad filter" -i mgt0 -w "$TMP/x" "not-a-filter(("
+	refused "--index writes files, not standard output" -i mgt0 -w - --index
 	[ ! -e "$TMP/x" ] || bad "a refused mgdump left $TMP/x"
 }
 
@@ -449,6 +458,89 @@ sys.exit(1)
 		bad "not 100 consecutive datagrams on lo:$(echo "$got" |
 			awk 'NR > 1 && $1 != last + 1 { printf " %s after %s;", $1, last } { last = $1 }')"
 	capinfos "$TMP/lo.pcapng" | grep -q "Name = lo" || bad "interface not named lo"
+}
+
+# extracted NAME [EXTRACT-ARGS...] -- FILTER...: mgcap-extract's output of
+# the recording as $TMP/NAME.pcapng, its summary in $TMP/NAME.err and the
+# percentage of the bytes it read in $read_pct (of a whole scan's)
+extracted() {
+	name=$1
+	shift
+	$EXTRACT -r "$TMP/rec" -w "$TMP/$name.pcapng" "$@" 2>"$TMP/$name.err" ||
+		{ bad "mgcap-extract $*: $(cat "$TMP/$name.err")"; return 1; }
+	read_pct=$(sed -n 's/.*read [0-9]* bytes of [0-9]* (\([0-9]*\)\..*/\1/p' "$TMP/$name.err")
+	say "$name: $(sed 's/^mgcap-extract: //' "$TMP/$name.err")"
+}
+
+# packets FILE [FILTER]: as tcpdump prints them, to the ns, with their bytes
+packets() {
+	tcpdump -r "$1" -nn -tt -x --time-stamp-precision=nano ${2:+"$2"} 2>/dev/null
+}
+
+# mgdump's index beside each file (--index, -C 1: 7 files) and mgcap-extract over
+# them: a flow that came only near the end, and a sixth of the time of
+# another one, read from the parts the index points to, equal what tcpdump
+# and tshark find in the whole recording, and what a whole scan extracts
+t_mgcap_extract_reads_only_what_the_index_points_to() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	mkdir "$TMP/rec" || return 1
+	cd /sys/class/net/mgt0/mgtestnic || return 1
+	echo 1000 >frame_len && echo 4 >flows && echo 2000 >rate_pps
+	timeout 120 $MGDUMP -i mgt0 -C 1 --index -w "$TMP/rec/cap" -q >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || return 1
+	# 6,000 frames of 4 flows a queue, then 400 on queue 0 of 8 flows, 4 of them new
+	echo "all 3000" >generate && wait_idle mgt0 || return 1
+	echo 8 >flows && echo "0 400" >generate && wait_idle mgt0 && wait_drained ||
+		bad "mgdump never caught up"
+	cd / && kill -INT $dump
+	wait $dump || { bad "mgdump exited with $?: $(cat "$TMP/d")"; return 1; }
+	files=$(ls "$TMP/rec" | grep -v '\.idx$')
+	[ "$(ls "$TMP/rec" | grep -c '\.idx$')" = "$(echo "$files" | wc -l)" ] ||
+		bad "not an index beside each file: $(ls "$TMP/rec")"
+	mergecap -F pcapng -w "$TMP/all.pcapng" $(echo "$files" | sed "s|^|$TMP/rec/|") || return 1
+	# a flow of the last 400 frames: the spans that hold it
+	extracted late -- udp src port 10500 || return 1
+	packets "$TMP/all.pcapng" "udp src port 10500" >"$TMP/want"
+	[ "$(grep -c '^[0-9]' "$TMP/want")" = 50 ] || bad "the recording has $(grep -c '^[0-9]' "$TMP/want") of 50"
+	packets "$TMP/late.pcapng" | cmp -s - "$TMP/want" || bad "not tcpdump's packets of the late flow"
+	[ "$read_pct" -lt 25 ] || bad "read $read_pct % for a flow of the last 400 frames of 6400"
+	# a sixth of the recording's time (the test NIC's stamps: 3.4 ms) of a
+	# flow that runs throughout
+	first=$(tshark -r "$TMP/all.pcapng" -T fields -e frame.time_epoch 2>/dev/null |
+		sed -n '1p;$p' | tr -d . | tr '\n' ' ')
+	last=${first#* } first=${first%% *}
+	from=$((first + (last - first) / 3)) to=$((first + (last - first) / 2))
+	from=$((from / 1000000000)).$(printf %09d $((from % 1000000000)))
+	to=$((to / 1000000000)).$(printf %09d $((to % 1000000000)))
+	extracted sixth --from "$from" --to "$to" -- udp src port 10101 || return 1
+	tshark -r "$TMP/all.pcapng" -w "$TMP/ref.pcapng" \
+		-Y "frame.time_epoch >= $from && frame.time_epoch < $to && udp.srcport == 10101" \
+		2>/dev/null || return 1
+	packets "$TMP/ref.pcapng" >"$TMP/want"
+	n=$(grep -c '^[0-9]' "$TMP/want")
+	[ "$n" -ge 50 ] || bad "tshark found $n packets from $from to $to"
+	packets "$TMP/sixth.pcapng" | cmp -s - "$TMP/want" || bad "not tshark's packets of that time"
+	[ "$read_pct" -lt 60 ] || bad "read $read_pct % for a sixth of the time (1 MiB spans of 6.6)"
+	# a whole scan finds the same, byte for byte; a flow that never came reads the indexes alone
+	extracted whole --no-index --from "$from" --to "$to" -- udp src port 10101 || return 1
+	cmp -s "$TMP/whole.pcapng" "$TMP/sixth.pcapng" || bad "a whole scan extracted other bytes"
+	extracted none -- udp src port 4242 || return 1
+	[ "$(packets "$TMP/none.pcapng" | wc -l)" = 0 ] || bad "packets of a flow that never came"
+	[ "$read_pct" = 0 ] || bad "read $read_pct % for a flow no file holds"
+	# bad input: one line naming what, status 2 (1 for what cannot be read), no output
+	for bad_args in "2 -r is needed|-w $TMP/x" "2 bad value 'noon' for --from|-r $TMP/rec -w $TMP/x --from noon" \
+		"2 --from is not before --to|-r $TMP/rec -w $TMP/x --from 2 --to 1" \
+		"2 bad filter 'udp port'|-r $TMP/rec -w $TMP/x udp port" \
+		"1 /nonexistent: No such file|-r /nonexistent -w $TMP/x"; do
+		want=${bad_args%%|*} args=${bad_args#*|}
+		out=$($EXTRACT $args 2>&1)
+		st=$?
+		[ "$st" = "${want%% *}" ] && [ "$(echo "$out" | wc -l)" = 1 ] &&
+			echo "$out" | grep -qF -- "${want#* }" ||
+			bad "mgcap-extract $args: status $st, '$out' (want ${want%% *} and '${want#* }')"
+	done
+	[ ! -e "$TMP/x" ] || bad "a refused mgcap-extract left $TMP/x"
 }
 
 run_suite "$@"

@@ -35,6 +35,13 @@ static int disk_full(int err)
 	return err == ENOSPC || err == EDQUOT;
 }
 
+/* blocks went into the file at @offset: into its index too */
+static void index_blocks(struct dump_output *o, uint64_t offset, const uint8_t *p, size_t len)
+{
+	if (o->capindex)
+		capindex_blocks(o->capindex, offset, p, len);
+}
+
 /*
  * All of it, or -1 with the file cut back to its last whole block: @kept
  * (NULL: @p is not blocks, none of it stays) gets the bytes of @p's whole
@@ -68,12 +75,16 @@ static int write_all(struct dump_output *o, const uint8_t *p, size_t len, size_t
 				o->full = 0;
 			o->file_bytes = before + keep;
 			o->bytes_total += keep;
+			if (kept)
+				index_blocks(o, before, p, keep);
 			return -1;
 		}
 		done += (size_t)n;
 	}
 	o->file_bytes += len;
 	o->bytes_total += len;
+	if (kept)
+		index_blocks(o, before, p, len);
 	return 0;
 }
 
@@ -141,7 +152,7 @@ static int start_period(struct dump_output *o, uint64_t now)
 }
 
 const char *const dump_output_siblings[DUMP_OUTPUT_SIBLINGS] = {
-	"", ".gz", ".xz", ".zst", ".bz2", ".lz4"
+	"", CAPINDEX_SUFFIX, ".gz", ".xz", ".zst", ".bz2", ".lz4"
 };
 
 /* 1: a file has @path + @suffix; 0: none; -1: cannot tell (open() then says why) */
@@ -196,6 +207,13 @@ static int try_start(struct dump_output *o)
 	}
 	o->start_pending = 0;
 	o->header_bytes = o->file_bytes;
+	if (o->capindex && o->part[0]) {
+		char part[sizeof(o->current) + 16];
+
+		/* (without one, the file is read whole: nothing is lost) */
+		snprintf(part, sizeof(part), "%s%s.part", o->current, CAPINDEX_SUFFIX);
+		capindex_begin(o->capindex, part);
+	}
 	return 0;
 }
 
@@ -207,14 +225,20 @@ static int try_start(struct dump_output *o)
  */
 static int make_room(struct dump_output *o)
 {
+	char index[sizeof(o->current) + 8];
+
 	if (!o->rotate_bytes || !o->keep || o->rotate_seconds || !o->part[0])
 		return 0;
+	snprintf(index, sizeof(index), "%s%s", o->current, CAPINDEX_SUFFIX);
+	unlink(index);
 	return unlink(o->current) == 0;
 }
 
 /* A file not started (a disk full from its start) goes: no file, not even an empty one. */
 static void discard_unstarted(struct dump_output *o)
 {
+	if (o->capindex)
+		capindex_discard(o->capindex);
 	if (o->fd >= 0 && o->fd != STDOUT_FILENO) {
 		close(o->fd);
 		unlink(o->part);
@@ -325,6 +349,7 @@ int dump_output_open(struct dump_output *o)
  */
 static int close_file(struct dump_output *o)
 {
+	char index[sizeof(o->current) + 8];
 	int ret;
 
 	o->full = 0;
@@ -352,10 +377,19 @@ static int close_file(struct dump_output *o)
 		ret = -1;
 	}
 	o->fd = -1;
-	if (rename(o->part, o->current) && !ret) {
-		snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(errno));
+	/* (a -W ring's earlier file's index goes first: never beside another file) */
+	snprintf(index, sizeof(index), "%s%s", o->current, CAPINDEX_SUFFIX);
+	unlink(index);
+	if (rename(o->part, o->current)) {
+		if (!ret)
+			snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(errno));
+		/* (the index never goes beside a file that is not its own) */
+		if (o->capindex)
+			capindex_discard(o->capindex);
 		return -1;
 	}
+	if (o->capindex)
+		capindex_end(o->capindex, o->current, o->file_bytes);
 	if (o->file_done)
 		o->file_done(o->current, o->file_done_arg);
 	return ret;

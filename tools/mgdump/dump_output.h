@@ -14,7 +14,9 @@
  * and one that could not be opened or whose header did not fit is started
  * before the next blocks once there is room (or never named, if there never
  * was); a -C -W ring removes the file the current one replaces at once.  A
- * disk full from the first file on is an error all the same.
+ * disk full from the first file on is an error all the same.  Beside each
+ * file, its index (capindex.h) is written as the file is, and named once
+ * the file is; a file whose index could not be written all has none.
  */
 #ifndef MGDUMP_OUTPUT_H
 #define MGDUMP_OUTPUT_H
@@ -22,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capindex.h"
 #include "pcapng.h"
 
 struct dump_interface {
@@ -50,6 +53,8 @@ struct dump_output {
 	void (*file_done)(const char *path, void *arg);
 	void *file_done_arg;
 	uint64_t (*clock_ns)(void);	/* the wall clock; NULL: CLOCK_REALTIME */
+	/* the index beside each file, NAME.idx (capindex.h); NULL: none */
+	struct capindex_writer *capindex;
 	int fd;
 	int ended;			/* -G with -W: the last file is done */
 	int rotated_on_request;		/* dump_output_rotate() was called: names numbered */
@@ -101,10 +106,11 @@ int dump_output_rotate(struct dump_output *o);
 int dump_output_close(struct dump_output *o);
 
 /*
- * What a -z compressor makes of NAME (NAME itself first): a name with any
- * of these taken is taken, and retention counts and removes them all.
+ * NAME itself, its index, and what a -z compressor makes of NAME: a name
+ * with any of these taken is taken, and retention counts and removes them
+ * all.
  */
-#define DUMP_OUTPUT_SIBLINGS	6
+#define DUMP_OUTPUT_SIBLINGS	7
 extern const char *const dump_output_siblings[DUMP_OUTPUT_SIBLINGS];
 
 /* The name of file @index, as tcpdump -C / -W name them. */

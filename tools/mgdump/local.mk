@@ -1,11 +1,13 @@
 # mgdump: reader threads, a block buffer, one writer (tools/mgdump/mgdump.h).
-# Its block buffer, pcapng blocks, ERSPAN decapsulation, output, -z and retention are a
+# Its block buffer, pcapng blocks, ERSPAN decapsulation, output, its index, -z and retention are a
 # library of their own (libmgdump.a), which the unit tests and the bench link.
 MGDUMP_PARTS = tools/mgdump/blockring.c tools/mgdump/blockring.h \
 	tools/mgdump/dump_output.c tools/mgdump/dump_output.h tools/mgdump/pcapng.c \
 	tools/mgdump/pcapng.h tools/mgdump/erspan.c tools/mgdump/erspan.h \
 	tools/mgdump/postrotate.c tools/mgdump/postrotate.h tools/mgdump/retention.c \
-	tools/mgdump/retention.h
+	tools/mgdump/retention.h tools/mgdump/flowkey.c tools/mgdump/flowkey.h \
+	tools/mgdump/capindex.c tools/mgdump/capindex.h tools/mgdump/extract_time.c \
+	tools/mgdump/extract_time.h
 noinst_LIBRARIES += tools/mgdump/libmgdump.a
 tools_mgdump_libmgdump_a_SOURCES = $(MGDUMP_PARTS)
 tools_mgdump_libmgdump_a_CPPFLAGS = $(LIB_CPPFLAGS)
@@ -25,3 +27,9 @@ tools_mgdump_mgdump_LDADD = tools/mgdump/libmgdump.a $(LIBMGCAP) -lpcap -lpthrea
 	$(SYSTEMD_LIBS)
 # installed, it finds the mgcap libpcap by itself; in the build tree, use mgcap-run
 tools_mgdump_mgdump_LDFLAGS = -Wl,-rpath,$(pcapdir)
+
+# its index read back: a time range and a filter's packets out of mgdump's files
+bin_PROGRAMS += tools/mgdump/mgcap-extract
+tools_mgdump_mgcap_extract_SOURCES = tools/mgdump/extract.c
+tools_mgdump_mgcap_extract_CPPFLAGS = $(LIB_CPPFLAGS)
+tools_mgdump_mgcap_extract_LDADD = tools/mgdump/libmgdump.a $(LIBMGCAP) -lpcap

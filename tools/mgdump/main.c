@@ -103,6 +103,17 @@ int main(int argc, char **argv)
 		postrotate.on_ran = retention_file_done;
 		postrotate.on_ran_arg = &retention;
 	}
+	if (cfg.index && strcmp(cfg.path, "-")) {
+		uint8_t ethernet[MAX_READERS];
+
+		for (i = 0; i < nreaders; i++)
+			ethernet[i] = ifs[i].linktype == DLT_EN10MB;
+		out.capindex = capindex_writer_new(ethernet, nreaders);
+		if (!out.capindex) {
+			fprintf(stderr, "mgdump: out of memory\n");
+			return 1;
+		}
+	}
 	if (dump_output_open(&out)) {
 		fprintf(stderr, "mgdump: %s\n", out.error);
 		return 1;
@@ -122,6 +133,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mgdump: %s\n", out.error);
 		ret = -1;
 	}
+	capindex_writer_free(out.capindex);
 	mgdump_write_counters(&out);
 	/* the last file's command too */
 	if (postrotate.command)

@@ -35,7 +35,7 @@ struct mgdump_config {
 	uint32_t max_disk_percent;
 	uint64_t rotate_bytes, buffer_bytes, count;
 	uint32_t keep, rotate_seconds, duration_s, snaplen;
-	int merged, writer_cpu, quiet, decap;
+	int merged, writer_cpu, quiet, decap, index;
 	int tstamp;		/* PCAP_TSTAMP_*; -1: adapter where the NIC has a clock */
 	int cpus[MAX_READERS], ncpus;
 };
@@ -51,8 +51,7 @@ struct reader {
 	uint64_t seen;		/* packets libpcap handed over */
 	/*
 	 * A filtered source whose stamps are host time: those stamped before
-	 * this came before its filter (see sources.c), and are not written;
-	 * 0 from the first one stamped after.
+	 * this came before its filter (see sources.c), and are not written
 	 */
 	uint64_t from_ns;
 	uint64_t captured;	/* blocks put in the buffer */

@@ -110,7 +110,7 @@ static int parse_max_age(const char *arg, void *dest)
 }
 
 enum { OPT_CPUS = OPT_LONG_ONLY, OPT_WRITER_CPU, OPT_MERGED, OPT_TSTAMP, OPT_DURATION,
-       OPT_MAX_DISK, OPT_MAX_AGE, OPT_STATS, OPT_PROMETHEUS };
+       OPT_MAX_DISK, OPT_MAX_AGE, OPT_STATS, OPT_PROMETHEUS, OPT_INDEX };
 
 static const struct tool_option mgdump_options[] = {
 	{ 'i', "interface", "DEV", "DEV's mgcap queues, else the libpcap device; mgcap:DEV starts a capture; again for more",
@@ -130,6 +130,8 @@ static const struct tool_option mgdump_options[] = {
 	  .type = TOOL_OPT_FUNC, .dest = &cfg, .parse = parse_max_disk },
 	{ OPT_MAX_AGE, "max-age", "AGE", "remove mgdump's files older than AGE (90s, 15m, 12h, 7d, 2w)",
 	  .type = TOOL_OPT_FUNC, .dest = &cfg.max_age_s, .parse = parse_max_age },
+	{ OPT_INDEX, "index", NULL, "an index beside each file, FILE.idx, for mgcap-extract(1)",
+	  .type = TOOL_OPT_FLAG, .dest = &cfg.index },
 	{ 's', "snaplen", "SNAPLEN", "bytes kept of each packet (default: all of it, 262144)",
 	  .type = TOOL_OPT_U32, .dest = &cfg.snaplen, .min = 1, .max = MGDUMP_SNAPLEN_MAX },
 	{ 'c', "count", "COUNT", "stop after COUNT packets",
@@ -187,6 +189,13 @@ static const struct tool_help mgdump_help = {
 		 "of files (-C with -W) removes the file it is replacing at once.  A disk\n"
 		 "full before the first file starts is an error.\n"
 		 "\n"
+		 "With --index, FILE.idx beside each file says where each tenth of a second\n"
+		 "and each flow is in it, so that mgcap-extract(1) finds a time range and a\n"
+		 "filter's packets reading only the parts of the files that may hold them.\n"
+		 "It costs the writer 165 to 260 instructions a packet (one flow to a\n"
+		 "thousand): a fifth to a third more than the rest of a 64-byte packet's\n"
+		 "recording, which is why it is asked for.\n"
+		 "\n"
 		 "Exit status: 0 when it stopped as asked (-c, -W with -G, --duration,\n"
 		 "SIGINT, SIGTERM), 1 when capturing or writing failed, 2 for bad arguments.",
 };
@@ -240,10 +249,10 @@ int mgdump_parse_args(int argc, char **argv)
 		return -1;
 	}
 	if ((cfg.rotate_bytes || cfg.rotate_seconds || cfg.postrotate || cfg.max_disk_bytes ||
-	     cfg.max_disk_percent || cfg.max_age_s) && !strcmp(cfg.path, "-")) {
+	     cfg.max_disk_percent || cfg.max_age_s || cfg.index) && !strcmp(cfg.path, "-")) {
 		fprintf(stderr, "mgdump: %s writes files, not standard output\n",
 			cfg.postrotate ? "-z" : cfg.rotate_seconds ? "-G" : cfg.rotate_bytes ? "-C" :
-			cfg.max_age_s ? "--max-age" : "--max-disk");
+			cfg.index ? "--index" : cfg.max_age_s ? "--max-age" : "--max-disk");
 		return -1;
 	}
 	if ((cfg.max_disk_bytes || cfg.max_disk_percent || cfg.max_age_s) &&

@@ -184,3 +184,51 @@ size_t pcapng_whole_blocks(const uint8_t *p, size_t len, size_t max, size_t *cou
 		*count = n;
 	return bytes;
 }
+
+int pcapng_idb_read(const uint8_t *p, size_t len, struct pcapng_idb_info *info)
+{
+	uint32_t type, total, snaplen;
+	uint16_t linktype;
+	size_t at = 16;
+
+	memset(info, 0, sizeof(*info));
+	info->units_per_s = 1000000;
+	if (len < 20)
+		return -1;
+	memcpy(&type, p, 4);
+	memcpy(&total, p + 4, 4);
+	if (type != PCAPNG_IDB_TYPE || total != len || total % 4)
+		return -1;
+	memcpy(&linktype, p + 8, 2);
+	memcpy(&snaplen, p + 12, 4);
+	info->linktype = linktype;
+	info->snaplen = snaplen;
+	while (at + 4 <= len - 4) {
+		uint16_t hdr[2];
+		const uint8_t *val = p + at + 4;
+
+		memcpy(hdr, p + at, 4);
+		if (hdr[0] == OPT_ENDOFOPT)
+			break;
+		if (at + 4 + pad4(hdr[1]) > len - 4)
+			return -1;
+		if (hdr[0] == OPT_IF_NAME)
+			snprintf(info->name, sizeof(info->name), "%.*s", (int)hdr[1], (const char *)val);
+		else if (hdr[0] == OPT_IF_DESCRIPTION)
+			snprintf(info->description, sizeof(info->description), "%.*s", (int)hdr[1],
+				 (const char *)val);
+		else if (hdr[0] == OPT_IF_TSRESOL && hdr[1] >= 1) {
+			unsigned int exp = val[0] & 0x7f;
+			uint64_t units = 1;
+
+			/* 2^exp or 10^exp units a second: beyond 2^63 not a clock */
+			if (exp > (val[0] & 0x80 ? 63U : 19U))
+				return -1;
+			while (exp--)
+				units *= val[0] & 0x80 ? 2 : 10;
+			info->units_per_s = units;
+		}
+		at += 4 + pad4(hdr[1]);
+	}
+	return 0;
+}

@@ -4,6 +4,8 @@
  * header, interface description, enhanced packet and interface statistics
  * blocks, in host byte order as the format allows.  Each function returns
  * the bytes written, or 0 when @cap is too small (nothing is written then).
+ * And reading back what the packets' readers need: the interfaces, the
+ * packets' fields.
  */
 #ifndef MGCAP_PCAPNG_H
 #define MGCAP_PCAPNG_H
@@ -58,11 +60,45 @@ static inline uint32_t pcapng_epb_ifid(const uint8_t *p)
 	return ifid;
 }
 
+/* Captured and original length of the enhanced packet block at @p; its data is at @p + 28. */
+static inline uint32_t pcapng_epb_caplen(const uint8_t *p)
+{
+	uint32_t caplen;
+
+	memcpy(&caplen, p + 20, sizeof(caplen));
+	return caplen;
+}
+
+static inline uint32_t pcapng_epb_wirelen(const uint8_t *p)
+{
+	uint32_t len;
+
+	memcpy(&len, p + 24, sizeof(len));
+	return len;
+}
+
+#define PCAPNG_EPB_DATA		28
+
 size_t pcapng_shb(uint8_t *buf, size_t cap, const char *user_appl);
 
 /* if_name, if_description (NULL: none), if_tsresol = 9 (nanoseconds) */
 size_t pcapng_idb(uint8_t *buf, size_t cap, uint16_t linktype, uint32_t snaplen,
 		  const char *name, const char *description);
+
+/* What an interface description block says, as read back. */
+struct pcapng_idb_info {
+	uint16_t linktype;
+	uint32_t snaplen;
+	char name[64];			/* if_name; "" without */
+	char description[128];		/* if_description; "" without */
+	uint64_t units_per_s;		/* if_tsresol's: 1000000 without */
+};
+
+/*
+ * Reads the interface description block of @len bytes at @p (host byte
+ * order): 0, or -1 when it is not a whole one.
+ */
+int pcapng_idb_read(const uint8_t *p, size_t len, struct pcapng_idb_info *info);
 
 /* @ts_ns in the interface's resolution (nanoseconds for pcapng_idb's) */
 size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,

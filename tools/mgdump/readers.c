@@ -30,11 +30,9 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *b
 	uint8_t *p;
 
 	r->seen++;
-	if (r->from_ns) {
-		if (ts < r->from_ns)
-			return;		/* from before its filter */
-		r->from_ns = 0;
-	}
+	/* (by stamp, not by place: the ring's order is not the stamps' across CPUs) */
+	if (ts < r->from_ns)
+		return;		/* from before its filter */
 	if (cfg.decap) {
 		int off = erspan_inner_offset(bytes, caplen);
 

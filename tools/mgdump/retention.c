@@ -120,6 +120,7 @@ static int add(struct retention *rt, const char *path, uint64_t done_s, uint64_t
 static void remove_oldest(struct retention *rt)
 {
 	const struct retained_file *f = &rt->files[0];
+	int removed = 0;
 	size_t i;
 
 	for (i = 0; i < DUMP_OUTPUT_SIBLINGS; i++) {
@@ -130,12 +131,14 @@ static void remove_oldest(struct retention *rt)
 		if (stat(where, &st) || !S_ISREG(st.st_mode))
 			continue;
 		if (unlink(where) == 0) {
-			rt->removed++;
+			removed = 1;
 			rt->removed_bytes += (uint64_t)st.st_size;
 		} else if (errno != ENOENT) {
 			fprintf(stderr, "mgdump: removing %s: %s\n", where, strerror(errno));
 		}
 	}
+	/* (a file and its index are one file removed) */
+	rt->removed += (uint64_t)removed;
 	forget(rt, 0);
 }
 

@@ -28,7 +28,7 @@ struct retention {
 		uint64_t bytes;		/* its siblings' too, as last measured */
 	} *files;
 	size_t n, cap;
-	uint64_t removed, removed_bytes;	/* by this run */
+	uint64_t removed, removed_bytes;	/* by this run (a file with its siblings: one) */
 	char error[4400];
 };
 
