@@ -10,9 +10,11 @@
  * CAPINDEX_SPAN_NS.  The index is a header, then records as the spans
  * end: each flow the first time a span holds it (its key and a number, in
  * order from 0), then the span (where it is, its packets' first and last
- * stamps, and the numbers of its flows); last, the file's size.  Host byte
- * order, as mgdump's pcapng.  It is written as its file is, under NAME.idx.part, and renamed
- * once the file is complete; a file without one is read whole.
+ * stamps, and the numbers of its flows); last, the file's size, its
+ * packets and their stamps' range.  Stamps are the file's own, nanoseconds
+ * (mgdump's interfaces' resolution); host byte order, as mgdump's pcapng.
+ * It is written as its file is, under NAME.idx.part, and renamed once the
+ * file is complete; a file without one is read whole.
  */
 #ifndef MGDUMP_CAPINDEX_H
 #define MGDUMP_CAPINDEX_H
