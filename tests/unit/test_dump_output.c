@@ -479,6 +479,68 @@ static void test_file_never_started_leaves_nothing(void)
 	CU_ASSERT(system(cmd) == 0);
 }
 
+/*
+ * With an index: the file being written has NAME.idx.part beside it, and
+ * once complete NAME.idx, of the blocks that went in (not of a write the
+ * full disk refused), its end the file's size and packets; none is left
+ * half written.
+ */
+static void test_index_beside_each_file(void)
+{
+	static const uint8_t ethernet[2] = { 1, 1 };
+	static uint8_t buf[1 << 16];
+	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600], name[700], err[800], cmd[640];
+	struct dump_output o;
+	struct capindex idx;
+	struct stat st;
+	uint64_t header, packets = 0;
+	size_t len = blocks(buf, 0, 10), i;
+	int file_fd, full_fd;
+
+	output_in_new_dir(&o, dir, path, sizeof(path), "cap");
+	o.capindex = capindex_writer_new(ethernet, 2);
+	CU_ASSERT_FATAL(o.capindex != NULL);
+	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
+	header = o.file_bytes;
+	snprintf(name, sizeof(name), "%s.idx.part", path);
+	CU_ASSERT(stat(name, &st) == 0);
+	file_fd = dup(o.fd);
+	full_fd = open("/dev/full", O_WRONLY);
+	CU_ASSERT_FATAL(file_fd >= 0 && full_fd >= 0);
+	CU_ASSERT_FATAL(dup2(full_fd, o.fd) == o.fd);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, len), -1);
+	CU_ASSERT_FATAL(dup2(file_fd, o.fd) == o.fd);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, len), 0);
+	close(file_fd);
+	close(full_fd);
+	/* SIGHUP: the first file complete with its index, the next one begun */
+	CU_ASSERT_EQUAL(dump_output_rotate(&o), 0);
+	CU_ASSERT_EQUAL(dump_output_write(&o, buf, blocks(buf, 10, 5)), 0);
+	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
+	snprintf(name, sizeof(name), "%s.idx", path);
+	CU_ASSERT_EQUAL_FATAL(capindex_load(name, &idx, err, sizeof(err)), 0);
+	CU_ASSERT(stat(path, &st) == 0);
+	CU_ASSERT_EQUAL(idx.end.file_bytes, (uint64_t)st.st_size);
+	CU_ASSERT_EQUAL(idx.end.packets, 10);
+	CU_ASSERT(idx.nspans >= 1);
+	CU_ASSERT_EQUAL(idx.spans[0]->offset, header);
+	for (i = 0; i < idx.nspans; i++)
+		packets += idx.spans[i]->packets;
+	CU_ASSERT_EQUAL(packets, 10);
+	CU_ASSERT_EQUAL(idx.spans[idx.nspans - 1]->offset + idx.spans[idx.nspans - 1]->length,
+			header + len);
+	capindex_release(&idx);
+	snprintf(name, sizeof(name), "%s1.idx", path);
+	CU_ASSERT_EQUAL_FATAL(capindex_load(name, &idx, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(idx.end.packets, 5);
+	capindex_release(&idx);
+	snprintf(cmd, sizeof(cmd), "ls %s | grep -q part", dir);
+	CU_ASSERT_EQUAL(system(cmd), 256);	/* grep found none */
+	capindex_writer_free(o.capindex);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
 static void test_unwritable_path(void)
 {
 	struct dump_output o;
@@ -689,6 +751,7 @@ void register_dump_output_tests(void)
 		{ "rotation while full", test_rotation_while_full },
 		{ "a ring makes its own room", test_ring_makes_its_own_room },
 		{ "a file never started leaves nothing", test_file_never_started_leaves_nothing },
+		{ "an index beside each file, of its blocks", test_index_beside_each_file },
 		{ "unwritable path", test_unwritable_path },
 		{ "rotation by time", test_rotation_by_time },
 		{ "periods, then the end", test_periods_then_the_end },
