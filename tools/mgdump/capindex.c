@@ -97,16 +97,11 @@ int capindex_begin(struct capindex_writer *w, const char *part_path)
 	return 0;
 }
 
-/* A write failed (a full disk): the file goes without an index. */
-static void failed(struct capindex_writer *w)
-{
-	capindex_discard(w);
-}
-
+/* (a write that fails, for a full disk: the file goes without an index) */
 static void put(struct capindex_writer *w, const void *p, size_t len)
 {
 	if (w->f && fwrite(p, 1, len, w->f) != len)
-		failed(w);
+		capindex_discard(w);
 }
 
 static uint64_t hash(const struct flowkey *k)
@@ -221,11 +216,9 @@ static void add_packet(struct capindex_writer *w, const uint8_t *block, int ethe
 {
 	struct capindex_span *sp = &w->span;
 	uint64_t ts = pcapng_epb_ts(block);
-	uint32_t caplen;
 	struct flowkey k;
 	struct flow_slot *s;
 
-	memcpy(&caplen, block + 20, sizeof(caplen));
 	if (!sp->packets++) {
 		sp->first_ns = sp->last_ns = ts;
 	} else {
@@ -236,7 +229,7 @@ static void add_packet(struct capindex_writer *w, const uint8_t *block, int ethe
 		sp->flags |= CAPINDEX_SPAN_F_UNINDEXED;
 		return;
 	}
-	flowkey_of(block + 28, caplen, &k);
+	flowkey_of(block + PCAPNG_EPB_DATA, pcapng_epb_caplen(block), &k);
 	s = flow(w, &k);
 	if (!s) {
 		sp->flags |= CAPINDEX_SPAN_F_UNINDEXED;
@@ -319,6 +312,14 @@ int capindex_end(struct capindex_writer *w, const char *path, uint64_t file_byte
 		capindex_discard(w);
 	w->part[0] = '\0';
 	return ret ? -1 : 0;
+}
+
+void capindex_unlink(const char *path)
+{
+	char name[4200];
+
+	snprintf(name, sizeof(name), "%s%s", path, CAPINDEX_SUFFIX);
+	unlink(name);
 }
 
 void capindex_discard(struct capindex_writer *w)

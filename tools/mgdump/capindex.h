@@ -125,6 +125,9 @@ int capindex_end(struct capindex_writer *w, const char *path, uint64_t file_byte
 /* The file goes without its index (a failure, a file never started). */
 void capindex_discard(struct capindex_writer *w);
 
+/* The index of the file at @path removed, if it has one (the file goes, or is replaced). */
+void capindex_unlink(const char *path);
+
 /* --- reading (mgcap-extract) -------------------------------------------------- */
 
 struct capindex {

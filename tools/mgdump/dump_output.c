@@ -225,12 +225,9 @@ static int try_start(struct dump_output *o)
  */
 static int make_room(struct dump_output *o)
 {
-	char index[sizeof(o->current) + 8];
-
 	if (!o->rotate_bytes || !o->keep || o->rotate_seconds || !o->part[0])
 		return 0;
-	snprintf(index, sizeof(index), "%s%s", o->current, CAPINDEX_SUFFIX);
-	unlink(index);
+	capindex_unlink(o->current);
 	return unlink(o->current) == 0;
 }
 
@@ -349,7 +346,6 @@ int dump_output_open(struct dump_output *o)
  */
 static int close_file(struct dump_output *o)
 {
-	char index[sizeof(o->current) + 8];
 	int ret;
 
 	o->full = 0;
@@ -378,8 +374,7 @@ static int close_file(struct dump_output *o)
 	}
 	o->fd = -1;
 	/* (a -W ring's earlier file's index goes first: never beside another file) */
-	snprintf(index, sizeof(index), "%s%s", o->current, CAPINDEX_SUFFIX);
-	unlink(index);
+	capindex_unlink(o->current);
 	if (rename(o->part, o->current)) {
 		if (!ret)
 			snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(errno));
