@@ -487,39 +487,50 @@ static int file_index(const char *path, uint64_t size, struct capindex *idx)
 	return rc ? 1 : 0;
 }
 
+/* @in's file opened, *@st its status */
+static void open_input(struct input *in, struct stat *st)
+{
+	in->fd = open(in->path, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0 || fstat(in->fd, st)) {
+		fprintf(stderr, "mgcap-extract: %s: %s\n", in->path, strerror(errno));
+		exit(1);
+	}
+	in->size = (uint64_t)st->st_size;
+}
+
+/* whether @path still names the file of status @st */
+static int still_named(const char *path, const struct stat *st)
+{
+	struct stat now;
+
+	return !stat(path, &now) && now.st_ino == st->st_ino && now.st_dev == st->st_dev;
+}
+
 static void read_file(const char *path)
 {
 	struct input in = { .path = path };
 	struct capindex idx;
-	struct stat st, now;
-	int rc, tries = 0;
+	struct stat st;
+	int rc, tries;
 
-again:
-	in.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (in.fd < 0 || fstat(in.fd, &st)) {
-		fprintf(stderr, "mgcap-extract: %s: %s\n", path, strerror(errno));
-		exit(1);
-	}
-	in.size = (uint64_t)st.st_size;
-	rc = S_ISREG(st.st_mode) ? file_index(path, in.size, &idx) : -1;
 	/*
 	 * A -W ring may have put a new file and its index under the name
 	 * since it was opened: the index is the new one's, not this one's.
+	 * Tried again twice; then the file is read whole.
 	 */
-	if (rc >= 0 && rc != 1 && (stat(path, &now) || now.st_ino != st.st_ino ||
-				   now.st_dev != st.st_dev)) {
+	for (tries = 0;; tries++) {
+		open_input(&in, &st);
+		rc = S_ISREG(st.st_mode) ? file_index(path, in.size, &idx) : -1;
+		if ((rc != 0 && rc != 2) || still_named(path, &st))
+			break;
 		if (rc == 0)
 			capindex_release(&idx);
 		close(in.fd);
-		if (++tries < 3)
-			goto again;
-		rc = 1;
-		in.fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (in.fd < 0 || fstat(in.fd, &st)) {
-			fprintf(stderr, "mgcap-extract: %s: %s\n", path, strerror(errno));
-			exit(1);
+		if (tries == 2) {
+			open_input(&in, &st);
+			rc = 1;
+			break;
 		}
-		in.size = (uint64_t)st.st_size;
 	}
 	if (rc == 2) {
 		/* (mgdump's, by its index: what a whole scan reads, this passes by) */
