@@ -175,8 +175,7 @@ static void test_rotation_between_whole_blocks(void)
 	/* the statistics blocks carry the buffer drops */
 	snprintf(cmd, sizeof(cmd), "grep -q 'buffer drops: 3' %s/cap", dir);
 	CU_ASSERT_EQUAL(system(cmd), 0);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT(system(cmd) == 0);
+	unit_remove_dir(dir);
 }
 
 static void test_ring_of_files(void)
@@ -218,15 +217,14 @@ static void test_ring_of_files(void)
 	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
 	CU_ASSERT_EQUAL(o.index, 2);
 	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT(system(cmd) == 0);
+	unit_remove_dir(dir);
 }
 
 /* A write the disk takes only part of: the whole blocks that fit stay in the file. */
 static void test_full_disk_keeps_whole_blocks(void)
 {
 	static uint8_t buf[1 << 16];
-	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600], cmd[640];
+	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600];
 	struct dump_output o;
 	struct rlimit saved, lim;
 	struct stat st;
@@ -257,8 +255,7 @@ static void test_full_disk_keeps_whole_blocks(void)
 	CU_ASSERT(stat(o.part, &st) == 0 && (uint64_t)st.st_size == header + 3 * one);
 	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
 	CU_ASSERT_EQUAL(read_back(dir, "cap", 1, 0), 3);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT(system(cmd) == 0);
+	unit_remove_dir(dir);
 }
 
 /* @o set up for files @dir/@base (a new directory made from @dir's template) */
@@ -317,8 +314,7 @@ static void test_full_disk_then_room(void)
 	CU_ASSERT_EQUAL(read_back(dir, "cap", 1, 0), 10);
 	close(file_fd);
 	close(full_fd);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT(system(cmd) == 0);
+	unit_remove_dir(dir);
 }
 
 /* The types of the blocks of file @path, one letter each (S, I, E, s), in order. */
@@ -392,8 +388,7 @@ static void test_rotation_while_full(void)
 	block_types(cmd, types, sizeof(types));
 	CU_ASSERT_STRING_EQUAL(types, "SIIEEEEss");
 	CU_ASSERT_EQUAL(read_back(dir, "cap", 2, 0), 8);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT(system(cmd) == 0);
+	unit_remove_dir(dir);
 }
 
 /*
@@ -447,8 +442,7 @@ static void test_ring_makes_its_own_room(void)
 	snprintf(cmd, sizeof(cmd), "%s1", path);
 	block_types(cmd, types, sizeof(types));
 	CU_ASSERT_STRING_EQUAL(types, "SIIEEEE");
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT(system(cmd) == 0);
+	unit_remove_dir(dir);
 }
 
 /* A file never started for a full disk leaves nothing behind at the close. */
@@ -475,8 +469,7 @@ static void test_file_never_started_leaves_nothing(void)
 	CU_ASSERT(stat(cmd, &st) != 0);
 	snprintf(cmd, sizeof(cmd), "%s1", path);
 	CU_ASSERT(stat(cmd, &st) != 0);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT(system(cmd) == 0);
+	unit_remove_dir(dir);
 }
 
 /*
@@ -537,8 +530,7 @@ static void test_index_beside_each_file(void)
 	snprintf(cmd, sizeof(cmd), "ls %s | grep -q part", dir);
 	CU_ASSERT_EQUAL(system(cmd), 256);	/* grep found none */
 	capindex_writer_free(o.capindex);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT(system(cmd) == 0);
+	unit_remove_dir(dir);
 }
 
 static void test_unwritable_path(void)
@@ -635,8 +627,7 @@ static void test_rotation_by_time(void)
 	snprintf(cmd, sizeof(cmd), "test \"$(cat %s/t-20231114-221330.pcapng)\" = earlier && "
 		 "! ls %s | grep -q part", dir, dir);
 	CU_ASSERT_EQUAL(system(cmd), 0);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT(system(cmd) == 0);
+	unit_remove_dir(dir);
 }
 
 /* -G with -W 2: two periods, then the output ends, taking nothing more */
@@ -665,8 +656,7 @@ static void test_periods_then_the_end(void)
 	snprintf(cmd, sizeof(cmd), "test \"$(ls %s)\" = \"$(printf 'p-1700000000\\np-1700000001')\"",
 		 dir);
 	CU_ASSERT_EQUAL(system(cmd), 0);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT(system(cmd) == 0);
+	unit_remove_dir(dir);
 }
 
 /* -z: each finished file's command once, in order, one at a time */
@@ -706,7 +696,7 @@ static void test_postrotate_in_order(void)
 static void test_rotation_on_request_keeps_the_first(void)
 {
 	static uint8_t buf[1 << 16];
-	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600], name[700], cmd[700];
+	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600], name[700];
 	struct dump_output o;
 	size_t len = blocks(buf, 0, 10);
 
@@ -721,8 +711,7 @@ static void test_rotation_on_request_keeps_the_first(void)
 	CU_ASSERT_EQUAL(count_packets(path), 10);
 	snprintf(name, sizeof(name), "%s/cap1", dir);
 	CU_ASSERT_EQUAL(count_packets(name), 3);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT(system(cmd) == 0);
+	unit_remove_dir(dir);
 }
 
 /* a rotating output under a path no file can have: an error, not a search for a name */

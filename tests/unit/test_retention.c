@@ -60,7 +60,7 @@ static void finish(struct retention *rt, const char *dir, int first, int last, s
 
 static void test_size_limit_removes_the_oldest_of_its_own(void)
 {
-	char dir[] = "/tmp/mgcap-ret-XXXXXX", tmpl[600], ls[1024], cmd[700];
+	char dir[] = "/tmp/mgcap-ret-XXXXXX", tmpl[600], ls[1024];
 	struct retention rt = { .max_bytes = 3000, .clock_s = fake_clock };
 
 	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
@@ -73,13 +73,12 @@ static void test_size_limit_removes_the_oldest_of_its_own(void)
 	CU_ASSERT_EQUAL(rt.removed, 2);
 	CU_ASSERT_EQUAL(retention_bytes(&rt), 3000);
 	retention_free(&rt);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT(system(cmd) == 0);
+	unit_remove_dir(dir);
 }
 
 static void test_age_limit(void)
 {
-	char dir[] = "/tmp/mgcap-ret-XXXXXX", tmpl[600], ls[1024], cmd[700];
+	char dir[] = "/tmp/mgcap-ret-XXXXXX", tmpl[600], ls[1024];
 	struct retention rt = { .max_age_s = 25, .clock_s = fake_clock };
 
 	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
@@ -93,8 +92,7 @@ static void test_age_limit(void)
 	listing(dir, ls, sizeof(ls));
 	CU_ASSERT_STRING_EQUAL(ls, ".f.files f3 ");
 	retention_free(&rt);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT(system(cmd) == 0);
+	unit_remove_dir(dir);
 }
 
 /*
@@ -122,8 +120,7 @@ static void test_restart_knows_its_files(void)
 	CU_ASSERT_STRING_EQUAL(ls, ".f.files f3 ");
 	CU_ASSERT_EQUAL(rt.removed, 2);		/* f0 (and f0.gz), then f1.gz */
 	retention_free(&rt);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT(system(cmd) == 0);
+	unit_remove_dir(dir);
 }
 
 void register_retention_tests(void)

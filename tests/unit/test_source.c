@@ -110,7 +110,7 @@ static void make_node(const char *dir, const char *name, const char *ifname, uns
 
 static void test_list_queues(void)
 {
-	char dir[] = "/tmp/mgcap-unit-XXXXXX", cmd[64];
+	char dir[] = "/tmp/mgcap-unit-XXXXXX";
 	struct mgcap_queue_node *nodes;
 	int n;
 
@@ -150,8 +150,7 @@ static void test_list_queues(void)
 	CU_ASSERT_EQUAL(mgcap_list_queues("/dev/null", 7, &nodes), -1);
 	CU_ASSERT_EQUAL(errno, ENOTDIR);
 
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CU_ASSERT(system(cmd) == 0);
+	unit_remove_dir(dir);
 }
 
 void register_source_tests(void)

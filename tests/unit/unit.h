@@ -22,6 +22,9 @@ void register_clock_tests(void);
 void register_adapter_tests(void);
 void register_capindex_tests(void);
 
+/* A test's temporary directory removed, with what is in it. */
+void unit_remove_dir(const char *dir);
+
 #define ADD_SUITE(suite_name, list) do {				\
 	CU_pSuite s_ = CU_add_suite(suite_name, NULL, NULL);		\
 	size_t i_;							\

@@ -1,7 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "unit.h"
+
+void unit_remove_dir(const char *dir)
+{
+	char cmd[700];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
 
 int main(void)
 {
