@@ -262,6 +262,130 @@ static void test_index_reads_back(void)
 	CU_ASSERT_EQUAL(capindex_load(err, &idx, err, sizeof(err)), 1);
 }
 
+/*
+ * A frame of one of many flows: IPv4 TCP or UDP (mostly; a few with
+ * options, fragments or other protocols) between addresses and ports of
+ * a wide range, its TTL, length and checksum random (a flow's packets
+ * differ there)
+ */
+static uint32_t many_flows_frame(uint8_t *f, uint32_t *caplen)
+{
+	uint8_t *ip = f + 14;
+	uint32_t l4;
+
+	memset(f, 0, 128);
+	f[12] = 0x08;
+	ip[0] = rand() % 16 ? 0x45 : 0x46;
+	ip[1] = (uint8_t)rand();
+	ip[3] = (uint8_t)rand();
+	ip[5] = (uint8_t)rand();
+	ip[6] = rand() % 16 ? 0x40 : 0x20;
+	ip[7] = rand() % 32 ? 0 : (uint8_t)rand();
+	ip[8] = (uint8_t)rand();
+	ip[9] = rand() % 16 ? (rand() % 2 ? 6 : 17) : protos[rand() % 6];
+	ip[10] = (uint8_t)rand();
+	ip[11] = (uint8_t)rand();
+	ip[12] = 198;
+	ip[13] = 51;
+	ip[14] = 100;
+	ip[15] = (uint8_t)(rand() % 4);
+	memcpy(ip + 16, v4[rand() % 3], 4);
+	l4 = 14 + 4U * (ip[0] & 0xf);
+	f[l4] = (uint8_t)(rand() % 40);
+	f[l4 + 1] = (uint8_t)rand();
+	f[l4 + 2] = 0;
+	f[l4 + 3] = (uint8_t)(rand() % 4);
+	*caplen = rand() % 64 ? 100 : 30 + (uint32_t)rand() % 12;
+	return 100;
+}
+
+/*
+ * Whether @k is among the flows of span @s; *@listed gets the index of
+ * the span's flow that is (for a count of those its packets named).
+ */
+static int span_has(const struct capindex *idx, const struct capindex_span *s,
+		    const struct flowkey *k, uint32_t *listed)
+{
+	for (*listed = 0; *listed < s->nflows; (*listed)++)
+		if (!memcmp(idx->flows[capindex_span_flows(s)[*listed]], k, sizeof(*k)))
+			return 1;
+	return 0;
+}
+
+/*
+ * Every packet's flow is among its span's, and each flow of a span is one
+ * of its packets': over random frames of pooled and of many flows (which
+ * grow the flows' table and its cache past their first size), written in
+ * writes of random sizes.
+ */
+static void test_spans_hold_their_packets_flows(void)
+{
+	enum { PACKETS = 60000, EPB_MAX = 32 + 100 };
+	uint8_t *blocks = malloc((size_t)PACKETS * EPB_MAX), eth = 1, *named;
+	struct capindex_writer *w = capindex_writer_new(&eth, 1);
+	char path[256], idxpath[300], err[512];
+	size_t len = 0, at, i, span = 0;
+	char tmp[] = "/tmp/mgcap-capindex-spans-XXXXXX";
+	struct capindex idx;
+
+	CU_ASSERT_FATAL(blocks != NULL && w != NULL);
+	CU_ASSERT_FATAL(mkdtemp(tmp) != NULL);
+	snprintf(path, sizeof(path), "%s/rec", tmp);
+	snprintf(idxpath, sizeof(idxpath), "%s.idx", path);
+	CU_ASSERT_EQUAL_FATAL(capindex_begin(w, idxpath), 0);
+	srand(11);
+	for (i = 0; i < PACKETS; i++) {
+		uint8_t f[128];
+		uint32_t caplen, wire = i % 3 ? many_flows_frame(f, &caplen) :
+						 random_frame(f, &caplen);
+
+		/* (a packet a millisecond, two in three late by up to 30) */
+		len += pcapng_epb(blocks + len, EPB_MAX, 0,
+				  1000000000ULL + 1000000ULL * i - (rand() % 3 ? 0 : rand() % 30000000),
+				  f, caplen, wire);
+	}
+	for (at = 0; at < len;) {
+		size_t take = pcapng_whole_blocks(blocks + at, len - at, 1 + rand() % 100, NULL);
+
+		capindex_blocks(w, at, blocks + at, take);
+		at += take;
+	}
+	CU_ASSERT_EQUAL_FATAL(capindex_end(w, path, len), 0);
+	capindex_writer_free(w);
+	CU_ASSERT_EQUAL_FATAL(capindex_load(idxpath, &idx, err, sizeof(err)), 0);
+	CU_ASSERT(idx.nflows > 20000);
+	CU_ASSERT(idx.nspans > 400);
+	CU_ASSERT_EQUAL(idx.end.packets, PACKETS);
+	named = calloc(idx.nspans ? idx.spans[0]->nflows + 1 : 1, 1);
+	for (at = 0; at < len && span < idx.nspans; at += pcapng_block_len(blocks + at)) {
+		const struct capindex_span *s = idx.spans[span];
+		struct flowkey k;
+		uint32_t listed;
+
+		CU_ASSERT_FATAL(at >= s->offset && at < s->offset + s->length);
+		CU_ASSERT_EQUAL(s->flags, 0);
+		flowkey_of(blocks + at + PCAPNG_EPB_DATA, pcapng_epb_caplen(blocks + at), &k);
+		if (!span_has(&idx, s, &k, &listed)) {
+			fprintf(stderr, "\npacket at %zu: its flow is not its span's\n", at);
+			CU_FAIL("a packet's flow not in its span");
+		} else {
+			named[listed] = 1;
+		}
+		if (at + pcapng_block_len(blocks + at) == s->offset + s->length) {
+			/* (the span's last packet: its every flow was some packet's) */
+			CU_ASSERT_EQUAL(memchr(named, 0, s->nflows), NULL);
+			span++;
+			free(named);
+			named = calloc(span < idx.nspans ? idx.spans[span]->nflows + 1 : 1, 1);
+		}
+	}
+	CU_ASSERT_EQUAL(span, idx.nspans);
+	free(named);
+	free(blocks);
+	capindex_release(&idx);
+	unit_remove_dir(tmp);
+}
+
 /* rewrites byte @at of the index (or cuts it to @at bytes when @value < 0) */
 static void damage(const char *path, long at, int value)
 {
@@ -355,6 +479,8 @@ void register_capindex_tests(void)
 		{ "a flow's answer to a filter is libpcap's for its every packet",
 		  test_flow_answers_as_libpcap },
 		{ "the index reads back as written", test_index_reads_back },
+		{ "every packet's flow is its span's, and every flow of a span a packet's",
+		  test_spans_hold_their_packets_flows },
 		{ "a damaged index is refused, saying how", test_damaged_index_refused },
 		{ "extraction times", test_times },
 	};

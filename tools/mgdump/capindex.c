@@ -11,11 +11,35 @@
 
 #define RECORD_ALIGN	8U
 
+/* A flow the file's index has numbered. */
 struct flow_slot {
 	struct flowkey key;
 	uint32_t id;
 	uint32_t in_span;	/* the number (from 1) of the last span that holds it */
 };
+
+/*
+ * Most frames are IPv4 without options, TCP or UDP, and not a fragment
+ * after the first.  Their flow is in their bytes 12-37, less the IP
+ * header's TOS, length, identification, TTL and checksum: four words,
+ * which find the flow's slot through this cache without a key built,
+ * hashed or compared.  Those words hold the type, the header's length, the
+ * fragment offset and the protocol, so a frame that has a cached frame's
+ * words is of that kind too: only a frame the cache misses is looked at
+ * (is_plain_v4()).  It goes the long way (flowkey_of(), the flows' table)
+ * and, if plain, takes a slot of the cache's set of two it belongs to
+ * (the first; the one there moves to the second).  The cache grows with
+ * the flows' table, to as many slots, up to a limit.
+ */
+struct plain_v4_slot {
+	uint64_t head, a, b;	/* the frame's bytes 12-19, 20-27 (masked) and 28-35 */
+	uint32_t c;		/* bytes 36-37, as loaded */
+	uint32_t pad;
+	struct flow_slot *flow;
+};
+
+#define PLAIN_V4_SETS_SHIFT_MIN	12
+#define PLAIN_V4_SETS_SHIFT_MAX	17	/* 10 MiB */
 
 struct capindex_writer {
 	uint8_t is_ethernet[CAPINDEX_IFS_MAX];	/* by interface number */
@@ -30,12 +54,19 @@ struct capindex_writer {
 	size_t nslots;
 	uint32_t nflows;
 	struct flow_slot *last;		/* the last packet's (a flow comes in runs) */
+	struct plain_v4_slot *plain_v4;	/* two slots a set */
+	unsigned int plain_v4_shift;	/* log2 of its sets */
 	/* the span being built */
 	uint32_t span_no;		/* from 1; 0: none open */
 	struct capindex_span span;
 	uint32_t *span_flows;
 	size_t span_flows_cap;
 };
+
+static size_t plain_v4_size(const struct capindex_writer *w)
+{
+	return ((size_t)2 << w->plain_v4_shift) * sizeof(*w->plain_v4);
+}
 
 struct capindex_writer *capindex_writer_new(const uint8_t *is_ethernet, size_t nifs)
 {
@@ -48,9 +79,11 @@ struct capindex_writer *capindex_writer_new(const uint8_t *is_ethernet, size_t n
 	w->nslots = 1024;
 	w->slots = malloc(w->nslots * sizeof(*w->slots));
 	w->used = calloc(w->nslots, 1);
+	w->plain_v4_shift = PLAIN_V4_SETS_SHIFT_MIN;
+	w->plain_v4 = malloc(plain_v4_size(w));
 	w->span_flows_cap = 256;
 	w->span_flows = malloc(w->span_flows_cap * sizeof(*w->span_flows));
-	if (!w->slots || !w->used || !w->span_flows) {
+	if (!w->slots || !w->used || !w->plain_v4 || !w->span_flows) {
 		capindex_writer_free(w);
 		return NULL;
 	}
@@ -64,19 +97,32 @@ void capindex_writer_free(struct capindex_writer *w)
 	capindex_discard(w);
 	free(w->slots);
 	free(w->used);
+	free(w->plain_v4);
 	free(w->span_flows);
 	free(w);
+}
+
+/*
+ * (the cache points into the flows' table: it forgets when they move or
+ * go; an empty slot's words are all ones, which no frame's a is, its TTL
+ * masked)
+ */
+static void forget_plain_v4(struct capindex_writer *w)
+{
+	memset(w->plain_v4, 0xff, plain_v4_size(w));
 }
 
 static void forget_flows(struct capindex_writer *w)
 {
 	memset(w->used, 0, w->nslots);
+	forget_plain_v4(w);
 	w->nflows = 0;
 	w->last = NULL;
 	w->span_no = 0;
 	w->span.length = 0;
 	w->packets = 0;
-	w->first_ns = w->last_ns = 0;
+	w->first_ns = UINT64_MAX;	/* (none yet: the first packet's is both) */
+	w->last_ns = 0;
 }
 
 int capindex_begin(struct capindex_writer *w, const char *part_path)
@@ -115,43 +161,59 @@ static uint64_t hash(const struct flowkey *k)
 	return h ^ h >> 29;
 }
 
-static struct flow_slot *find(struct capindex_writer *w, const struct flowkey *k, size_t *at)
+/* where @k is in a table of @nslots, or where it would go */
+static size_t find(const struct flow_slot *slots, const uint8_t *used, size_t nslots,
+		   const struct flowkey *k)
 {
-	size_t mask = w->nslots - 1, i = (size_t)hash(k) & mask;
+	size_t mask = nslots - 1, i = (size_t)hash(k) & mask;
 
-	while (w->used[i] && memcmp(&w->slots[i].key, k, sizeof(*k)))
+	while (used[i] && memcmp(&slots[i].key, k, sizeof(*k)))
 		i = (i + 1) & mask;
-	*at = i;
-	return w->used[i] ? &w->slots[i] : NULL;
+	return i;
+}
+
+/* the cache as big as the flows' table, up to its limit (or as it was, out of memory) */
+static void grow_plain_v4(struct capindex_writer *w)
+{
+	struct plain_v4_slot *bigger;
+
+	if (w->nslots <= (size_t)2 << w->plain_v4_shift ||
+	    w->plain_v4_shift >= PLAIN_V4_SETS_SHIFT_MAX)
+		return;
+	bigger = realloc(w->plain_v4, 2 * plain_v4_size(w));
+	if (!bigger)
+		return;
+	w->plain_v4 = bigger;
+	w->plain_v4_shift++;
 }
 
 /* twice the slots; 0, or -1 (out of memory: the flows stay as they are) */
 static int grow(struct capindex_writer *w)
 {
-	struct capindex_writer bigger = *w;
-	size_t i, at;
+	size_t nslots = w->nslots * 2, i, at;
+	struct flow_slot *slots = malloc(nslots * sizeof(*slots));
+	uint8_t *used = calloc(nslots, 1);
 
-	bigger.nslots = w->nslots * 2;
-	bigger.slots = malloc(bigger.nslots * sizeof(*bigger.slots));
-	bigger.used = calloc(bigger.nslots, 1);
-	if (!bigger.slots || !bigger.used) {
-		free(bigger.slots);
-		free(bigger.used);
+	if (!slots || !used) {
+		free(slots);
+		free(used);
 		return -1;
 	}
 	for (i = 0; i < w->nslots; i++) {
 		if (!w->used[i])
 			continue;
-		find(&bigger, &w->slots[i].key, &at);
-		bigger.slots[at] = w->slots[i];
-		bigger.used[at] = 1;
+		at = find(slots, used, nslots, &w->slots[i].key);
+		slots[at] = w->slots[i];
+		used[at] = 1;
 	}
 	free(w->slots);
 	free(w->used);
-	w->slots = bigger.slots;
-	w->used = bigger.used;
-	w->nslots = bigger.nslots;
+	w->slots = slots;
+	w->used = used;
+	w->nslots = nslots;
 	w->last = NULL;
+	grow_plain_v4(w);
+	forget_plain_v4(w);
 	return 0;
 }
 
@@ -164,14 +226,14 @@ static struct flow_slot *flow(struct capindex_writer *w, const struct flowkey *k
 
 	if (w->last && !memcmp(&w->last->key, k, sizeof(*k)))
 		return w->last;
-	s = find(w, k, &at);
-	if (!s) {
+	at = find(w->slots, w->used, w->nslots, k);
+	if (!w->used[at]) {
 		if (w->nflows >= CAPINDEX_FLOWS_MAX)
 			return NULL;
 		if (2 * (w->nflows + 1) > w->nslots) {
 			if (grow(w))
 				return NULL;
-			find(w, k, &at);
+			at = find(w->slots, w->used, w->nslots, k);
 		}
 		s = &w->slots[at];
 		w->used[at] = 1;
@@ -182,61 +244,158 @@ static struct flow_slot *flow(struct capindex_writer *w, const struct flowkey *k
 		rec.key = *k;
 		put(w, &rec, sizeof(rec));
 	}
-	w->last = s;
+	w->last = &w->slots[at];
+	return w->last;
+}
+
+static uint16_t load16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t load64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* bytes @p[0..3] & @mask[0..3] are @want[0..3] */
+static int bytes_are(const uint8_t *p, const uint8_t mask[4], const uint8_t want[4])
+{
+	uint32_t v, m, w;
+
+	memcpy(&v, p, sizeof(v));
+	memcpy(&m, mask, sizeof(m));
+	memcpy(&w, want, sizeof(w));
+	return (v & m) == w;
+}
+
+/* whether the frame is one whose flow is its bytes 20-37 (struct plain_v4_slot) */
+static int is_plain_v4(const uint8_t *f, uint32_t caplen)
+{
+	/* type IPv4, version 4 and five words of header */
+	static const uint8_t type_mask[4] = { 0xff, 0xff, 0xff, 0 }, type[4] = { 0x08, 0, 0x45, 0 };
+	/* no fragment offset; TCP or UDP */
+	static const uint8_t frag_mask[4] = { 0x1f, 0xff, 0, 0xff };
+	static const uint8_t tcp[4] = { 0, 0, 0, 6 }, udp[4] = { 0, 0, 0, 17 };
+
+	return caplen >= 38 && bytes_are(f + 12, type_mask, type) &&
+	       (bytes_are(f + 20, frag_mask, tcp) || bytes_are(f + 20, frag_mask, udp));
+}
+
+/* the words of the frame @f (38 bytes at least) that a plain_v4_slot keeps */
+static void plain_v4_words(const uint8_t *f, struct plain_v4_slot *words)
+{
+	/* bytes 12-19: the type, the IP version and header length */
+	static const uint8_t head_mask[8] = { 0xff, 0xff, 0xff, 0, 0, 0, 0, 0 };
+	/* bytes 20-27 less the TTL (22) and the checksum (24, 25) */
+	static const uint8_t a_mask[8] = { 0xff, 0xff, 0, 0xff, 0, 0, 0xff, 0xff };
+	uint64_t mask;
+
+	memcpy(&mask, head_mask, sizeof(mask));
+	words->head = load64(f + 12) & mask;
+	memcpy(&mask, a_mask, sizeof(mask));
+	words->a = load64(f + 20) & mask;
+	words->b = load64(f + 28);
+	words->c = load16(f + 36);
+}
+
+static int same_words(const struct plain_v4_slot *x, const struct plain_v4_slot *y)
+{
+	return x->a == y->a && x->b == y->b && x->c == y->c && x->head == y->head;
+}
+
+/* the cache's set of two slots for a plain frame's @words */
+static struct plain_v4_slot *plain_v4_set(const struct capindex_writer *w,
+					  const struct plain_v4_slot *words)
+{
+	uint64_t h = (words->a * 0xc2b2ae3d27d4eb4fULL ^ words->b ^ words->c) *
+		     0x9e3779b97f4a7c15ULL;
+
+	return &w->plain_v4[2 * (h >> (64 - w->plain_v4_shift))];
+}
+
+/*
+ * The long way, for a frame the cache missed, apart from the short one so
+ * as not to weigh on it.  (The flow found, the cache is looked at again:
+ * numbering a flow may have grown it.)
+ */
+__attribute__((noinline))
+static struct flow_slot *frame_flow_missed(struct capindex_writer *w, const uint8_t *f,
+					   uint32_t caplen)
+{
+	struct plain_v4_slot words, *set;
+	struct flow_slot *s;
+	struct flowkey k;
+
+	flowkey_of(f, caplen, &k);
+	s = flow(w, &k);
+	if (s && is_plain_v4(f, caplen)) {
+		plain_v4_words(f, &words);
+		words.flow = s;
+		set = plain_v4_set(w, &words);
+		set[1] = set[0];
+		set[0] = words;
+	}
 	return s;
+}
+
+/* the flow of the frame @f of @caplen bytes, as flow() */
+static struct flow_slot *frame_flow(struct capindex_writer *w, const uint8_t *f, uint32_t caplen)
+{
+	struct plain_v4_slot words, *set;
+
+	if (caplen < 38)
+		return frame_flow_missed(w, f, caplen);
+	plain_v4_words(f, &words);
+	set = plain_v4_set(w, &words);
+	if (same_words(&set[0], &words))
+		return set[0].flow;
+	if (same_words(&set[1], &words))
+		return set[1].flow;
+	return frame_flow_missed(w, f, caplen);
+}
+
+/* a span begins at @offset (no packets: no stamps; the first one's is both) */
+static void begin_span(struct capindex_writer *w, uint64_t offset)
+{
+	w->span = (struct capindex_span){ .offset = offset, .first_ns = UINT64_MAX };
 }
 
 static void end_span(struct capindex_writer *w)
 {
 	static const uint8_t zeros[RECORD_ALIGN];
-	size_t ids = w->span.nflows * sizeof(uint32_t);
+	struct capindex_span *sp = &w->span;
+	size_t ids = sp->nflows * sizeof(uint32_t);
 	size_t pad = (RECORD_ALIGN - ids % RECORD_ALIGN) % RECORD_ALIGN;
 
-	if (!w->span.length)
+	if (!sp->length)
 		return;
-	if (w->span.packets && !w->packets) {
-		w->first_ns = w->span.first_ns;
-		w->last_ns = w->span.last_ns;
-	} else if (w->span.packets) {
-		w->first_ns = w->span.first_ns < w->first_ns ? w->span.first_ns : w->first_ns;
-		w->last_ns = w->span.last_ns > w->last_ns ? w->span.last_ns : w->last_ns;
-	}
-	w->packets += w->span.packets;
-	w->span.rec.type = CAPINDEX_SPAN;
-	w->span.rec.len = (uint32_t)(sizeof(w->span) + ids + pad);
-	put(w, &w->span, sizeof(w->span));
+	if (!sp->packets)
+		sp->first_ns = 0;
+	w->first_ns = sp->first_ns < w->first_ns ? sp->first_ns : w->first_ns;
+	w->last_ns = sp->last_ns > w->last_ns ? sp->last_ns : w->last_ns;
+	w->packets += sp->packets;
+	sp->rec.type = CAPINDEX_SPAN;
+	sp->rec.len = (uint32_t)(sizeof(*sp) + ids + pad);
+	put(w, sp, sizeof(*sp));
 	put(w, w->span_flows, ids);
 	put(w, zeros, pad);
 	w->span_no++;
 	/* (numbers go on: a flow's in_span tells an older span from the next) */
-	w->span.length = 0;
+	sp->length = 0;
 }
 
-static void add_packet(struct capindex_writer *w, const uint8_t *block, int ethernet)
+/* the span holds flow @s (its first packet in it) */
+static void span_holds(struct capindex_writer *w, struct flow_slot *s)
 {
 	struct capindex_span *sp = &w->span;
-	uint64_t ts = pcapng_epb_ts(block);
-	struct flowkey k;
-	struct flow_slot *s;
 
-	if (!sp->packets++) {
-		sp->first_ns = sp->last_ns = ts;
-	} else {
-		sp->first_ns = ts < sp->first_ns ? ts : sp->first_ns;
-		sp->last_ns = ts > sp->last_ns ? ts : sp->last_ns;
-	}
-	if (!ethernet) {
-		sp->flags |= CAPINDEX_SPAN_F_UNINDEXED;
-		return;
-	}
-	flowkey_of(block + PCAPNG_EPB_DATA, pcapng_epb_caplen(block), &k);
-	s = flow(w, &k);
-	if (!s) {
-		sp->flags |= CAPINDEX_SPAN_F_UNINDEXED;
-		return;
-	}
-	if (s->in_span == w->span_no)
-		return;
 	s->in_span = w->span_no;
 	if (sp->nflows == w->span_flows_cap) {
 		uint32_t *more = realloc(w->span_flows, 2 * w->span_flows_cap * sizeof(*more));
@@ -255,7 +414,9 @@ void capindex_blocks(struct capindex_writer *w, uint64_t offset, const uint8_t *
 		     size_t len)
 {
 	struct capindex_span *sp = &w->span;
-	size_t at;
+	uint64_t first_ns, last_ns;
+	uint32_t packets;
+	size_t at, block_len;
 
 	if (!w->f || !len)
 		return;
@@ -264,24 +425,39 @@ void capindex_blocks(struct capindex_writer *w, uint64_t offset, const uint8_t *
 		end_span(w);
 	if (!w->span_no)
 		w->span_no = 1;
-	if (!sp->length) {
-		uint32_t no = w->span_no;
-
-		memset(sp, 0, sizeof(*sp));
-		sp->offset = offset;
-		w->span_no = no;
-	}
+	if (!sp->length)
+		begin_span(w, offset);
+	/* (kept here, not in *sp, which the frames' bytes might alias) */
+	first_ns = sp->first_ns;
+	last_ns = sp->last_ns;
+	packets = sp->packets;
 	/* (mgdump's own blocks, whole) */
-	for (at = 0; at + 12 <= len && pcapng_block_len(blocks + at) >= 12;
-	     at += pcapng_block_len(blocks + at)) {
+	for (at = 0; at + 12 <= len && (block_len = pcapng_block_len(blocks + at)) >= 12;
+	     at += block_len) {
+		const uint8_t *b = blocks + at;
+		struct flow_slot *s = NULL;
 		uint32_t type, ifid;
+		uint64_t ts;
 
-		memcpy(&type, blocks + at, sizeof(type));
+		memcpy(&type, b, sizeof(type));
 		if (type != PCAPNG_EPB_TYPE)
 			continue;
-		ifid = pcapng_epb_ifid(blocks + at);
-		add_packet(w, blocks + at, ifid < w->nifs && w->is_ethernet[ifid]);
+		ts = pcapng_epb_ts(b);
+		first_ns = ts < first_ns ? ts : first_ns;
+		last_ns = ts > last_ns ? ts : last_ns;
+		packets++;
+		ifid = pcapng_epb_ifid(b);
+		/* (a frame not Ethernet has no flow: the span is read for any search) */
+		if (ifid < w->nifs && w->is_ethernet[ifid])
+			s = frame_flow(w, b + PCAPNG_EPB_DATA, pcapng_epb_caplen(b));
+		if (!s)
+			sp->flags |= CAPINDEX_SPAN_F_UNINDEXED;
+		else if (s->in_span != w->span_no)
+			span_holds(w, s);
 	}
+	sp->first_ns = first_ns;
+	sp->last_ns = last_ns;
+	sp->packets = packets;
 	sp->length += len;
 	if (sp->length >= CAPINDEX_SPAN_BYTES ||
 	    (sp->packets && sp->last_ns - sp->first_ns >= CAPINDEX_SPAN_NS))
@@ -298,7 +474,7 @@ int capindex_end(struct capindex_writer *w, const char *path, uint64_t file_byte
 		return -1;
 	end_span(w);
 	end.packets = w->packets;
-	end.first_ns = w->first_ns;
+	end.first_ns = w->packets ? w->first_ns : 0;
 	end.last_ns = w->last_ns;
 	put(w, &end, sizeof(end));
 	if (w->f && fflush(w->f) == 0 && fsync(fileno(w->f)) == 0) {

@@ -12,23 +12,6 @@ static uint16_t get16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-/* the bytes after the IP header that are the flow's, for protocol @proto */
-static uint8_t l4_len_of(uint8_t proto)
-{
-	switch (proto) {
-	case 6:		/* TCP */
-	case 17:	/* UDP */
-	case 33:	/* DCCP */
-	case 132:	/* SCTP */
-		return 4;
-	case 1:		/* ICMP */
-	case 58:	/* ICMPv6 */
-		return 2;
-	default:
-		return 0;
-	}
-}
-
 void flowkey_of(const uint8_t *frame, uint32_t caplen, struct flowkey *k)
 {
 	const uint8_t *ip = frame + ETH_HLEN;
@@ -57,8 +40,8 @@ void flowkey_of(const uint8_t *frame, uint32_t caplen, struct flowkey *k)
 		memcpy(k->dst, ip + 24, 16);
 		l4_at = ETH_HLEN + IP6_HLEN;
 	}
-	if (l4_at && caplen >= l4_at + l4_len_of(k->proto)) {
-		k->l4_len = l4_len_of(k->proto);
+	if (l4_at && caplen >= l4_at + flowkey_l4_len(k->proto)) {
+		k->l4_len = flowkey_l4_len(k->proto);
 		memcpy(k->l4, frame + l4_at, k->l4_len);
 	}
 }
@@ -76,9 +59,9 @@ int flowkey_valid(const struct flowkey *k)
 	case FLOWKEY_IP:
 		if (k->ethertype == 0x0800)
 			return (k->vihl & 0xf) >= 5 && k->l4_len <= 4 &&
-			       (k->l4_len == 0 || k->l4_len == l4_len_of(k->proto));
+			       (k->l4_len == 0 || k->l4_len == flowkey_l4_len(k->proto));
 		return k->ethertype == 0x86dd && !k->vihl && !k->frag &&
-		       (k->l4_len == 0 || k->l4_len == l4_len_of(k->proto));
+		       (k->l4_len == 0 || k->l4_len == flowkey_l4_len(k->proto));
 	default:
 		return 0;
 	}

@@ -41,6 +41,26 @@ struct flowkey {
 
 enum { FLOWKEY_TYPE = 0, FLOWKEY_IP = 1, FLOWKEY_SHORT = 2 };
 
+/*
+ * The bytes after the IP header that are the flow's, for protocol @proto
+ * (struct flowkey's l4_len)
+ */
+static inline uint8_t flowkey_l4_len(uint8_t proto)
+{
+	switch (proto) {
+	case 6:		/* TCP */
+	case 17:	/* UDP */
+	case 33:	/* DCCP */
+	case 132:	/* SCTP */
+		return 4;
+	case 1:		/* ICMP */
+	case 58:	/* ICMPv6 */
+		return 2;
+	default:
+		return 0;
+	}
+}
+
 /* The first bytes of a stand-in frame, at most (Ethernet, IPv4 with options, 4 more) */
 #define FLOWKEY_FRAME_MAX	(14 + 60 + 4)
 
