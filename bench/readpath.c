@@ -129,7 +129,9 @@ static void use_adapter_stamps(pcap_t *p, uint64_t n)
 	mgcap_clock_init(&pm->devs[0].conv.clock);
 	for (t = first - ADAPTER_SAMPLE_NS; t < last + 2 * ADAPTER_SAMPLE_NS; t += ADAPTER_SAMPLE_NS) {
 		int64_t sys = t - 37000000000LL - (t - first) / 100000;
-		struct mgcap_clock_sample s = { sys - 400, t, sys + 400, t - first };
+		/* (CLOCK_MONOTONIC from 0 at the first sample: the estimator refuses one below) */
+		struct mgcap_clock_sample s = { sys - 400, t, sys + 400,
+						t - first + ADAPTER_SAMPLE_NS };
 
 		if (mgcap_clock_add_sample(&pm->devs[0].conv.clock, &s))
 			die("the estimator took the synthetic clock for a stepping one");
