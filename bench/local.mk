@@ -4,9 +4,9 @@
 # copies a run's report to BENCHMARKS.md and the files it links to into
 # bench/published/ (check-local builds the programs, so that they keep
 # compiling).
-BENCH_BIN = build/bench/readpath build/bench/writer build/bench/latency
+BENCH_BIN = build/bench/readpath build/bench/writer build/bench/index build/bench/latency
 BENCH_FILES = bench/agree.py bench/analysis.md bench/bench.h bench/guest-bench.sh \
-	bench/latency.c bench/publish.py bench/readpath.c bench/report.py bench/run.sh \
+	bench/index.c bench/latency.c bench/publish.py bench/readpath.c bench/report.py bench/run.sh \
 	bench/writer.c
 # the run make bench-publish publishes: make bench-publish BENCH_RUN=DIR for another
 BENCH_RUN = $(abs_builddir)/build/bench
@@ -27,6 +27,11 @@ build/bench/writer: bench/writer.c bench/bench.h tools/mgdump/libmgdump.a lib/li
 	@mkdir -p build/bench
 	$(AM_V_CC)$(CC) $(DEFS) $(LIB_CPPFLAGS) -I$(srcdir)/tools/mgdump -I$(srcdir)/tests \
 		$(AM_CFLAGS) -O2 -o $@ $(srcdir)/bench/writer.c tools/mgdump/libmgdump.a \
+		lib/libmgcap.a -lpcap
+build/bench/index: bench/index.c bench/bench.h tools/mgdump/libmgdump.a lib/libmgcap.a
+	@mkdir -p build/bench
+	$(AM_V_CC)$(CC) $(DEFS) $(LIB_CPPFLAGS) -I$(srcdir)/tools/mgdump -I$(srcdir)/tests \
+		$(AM_CFLAGS) -O2 -g -o $@ $(srcdir)/bench/index.c tools/mgdump/libmgdump.a \
 		lib/libmgcap.a -lpcap
 # libpcap's API alone, run in the VM under mgcap-run as tcpdump is
 build/bench/latency: bench/latency.c tests/mgtestnic/mgtestnic_frame.h

@@ -4,7 +4,8 @@
 #
 # On the host: the libpcap module's read path against the savefile reader
 # (instructions under callgrind, and time), merged reads of 1 to 64 queues,
-# and mgdump's pcapng writer against pcap_dump().  In VMs (one kernel,
+# mgdump's pcapng writer against pcap_dump(), and its index: what it costs
+# a packet (callgrind), and what it saves a search of an hour's recording.  In VMs (one kernel,
 # MGCAP_BENCH_KERNEL, default the first built): instructions a packet for
 # every contender under pktgen and test-NIC loads, a profile of each, burst
 # absorption, loss by traffic shape and buffer size, a lone frame's latency,
@@ -147,6 +148,40 @@ echo "bench: pcapng writer"
 tmp=$(mktemp -d /dev/shm/mgcap-bench.XXXXXX)
 "$bb/writer" "$tmp" 64 128 256 1518 >"$res/writer.csv"
 rm -rf "$tmp"
+
+echo "bench: mgdump's index, its cost and what it saves"
+tmp=$(mktemp -d /dev/shm/mgcap-bench.XXXXXX)
+echo "flows,packets,instructions" >"$res/index-cost.csv"
+for flows in 1 1000; do
+	# capindex_blocks() and what it calls: all the index does a packet
+	n=200000
+	valgrind -q --tool=callgrind --toggle-collect=capindex_blocks --callgrind-out-file="$bb/cg.out" \
+		"$bb/index" cost $flows $n "$tmp"
+	total=$(callgrind_annotate "$bb/cg.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+	rm -f "$tmp"/*
+	counted capindex_blocks "$total" || continue
+	echo "$flows,$n,$total" >>"$res/index-cost.csv"
+done
+# an hour, then one flow's second of it, through the index and by a full scan
+"$bb/index" hour "$tmp" >"$bb/hour.csv"
+IFS=, read -r from to wanted <"$bb/hour.csv"
+extract() {	# extract OUT [--no-index]: its summary line
+	"$build/tools/mgdump/mgcap-extract" ${2:-} -r "$tmp" --from "$from" --to "$to" -w "$bb/$1" \
+		udp src port 10000 2>&1
+}
+indexed=$(extract extract-indexed.pcapng)
+scan=$(extract extract-scan.pcapng --no-index)
+rm -rf "$tmp"
+same=0
+cmp -s "$bb/extract-indexed.pcapng" "$bb/extract-scan.pcapng" && same=1
+rm -f "$bb/extract-indexed.pcapng" "$bb/extract-scan.pcapng"
+# "mgcap-extract: N packets from F files (I by their index); read R bytes of A (P %)"
+summary() {
+	echo "$1" | sed -n 's/^mgcap-extract: \([0-9]*\) packets from \([0-9]*\) files .* read \([0-9]*\) bytes of \([0-9]*\) .*/\1,\2,\3,\4/p'
+}
+echo "wanted,packets,files,bytes_read,bytes_all,scan_packets,scan_files,scan_bytes_read,scan_bytes_all,same" \
+	>"$res/index-extract.csv"
+echo "$wanted,$(summary "$indexed"),$(summary "$scan"),$same" >>"$res/index-extract.csv"
 
 if [ -n "${MGCAP_BENCH_HOST_ONLY:-}" ]; then	# the VM results stay as they are
 	echo "commit,$commit" >"$res/host.csv"
