@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "capindex.h"
+#include "extract_merge.h"
 #include "extract_time.h"
 #include "flowkey.h"
 #include "options.h"
@@ -33,22 +34,17 @@ static struct {
 	size_t ninputs;
 	const char *out;
 	uint64_t from_ns, to_ns;
+	uint64_t memory;
 	int no_index, quiet;
-} cfg = { .to_ns = UINT64_MAX };
+} cfg = { .to_ns = UINT64_MAX, .memory = 256ULL << 20 };
 
 /* the output's interfaces: each file's, by name, link type and snaplen */
 static struct pcapng_idb_info out_ifs[IFS_MAX];
 static size_t nout_ifs;
 
-struct packet {
-	uint64_t ts_ns;
-	uint64_t seq;		/* the order read: ties keep it */
-	uint32_t ifid, caplen, wirelen;
-	uint8_t *data;
-};
-
-static struct packet *packets;
-static size_t npackets, cap_packets;
+/* the packets found, until they are written in time order */
+static struct extract_merge *found;
+static size_t npackets;
 
 /* what was read, against what a whole scan reads */
 static uint64_t bytes_read, bytes_all, files, files_indexed;
@@ -117,7 +113,7 @@ static int add_input(const char *arg, void *dest)
 	return 0;
 }
 
-enum { OPT_FROM = OPT_LONG_ONLY, OPT_TO, OPT_NO_INDEX };
+enum { OPT_FROM = OPT_LONG_ONLY, OPT_TO, OPT_NO_INDEX, OPT_MEMORY };
 
 static const struct tool_option extract_options[] = {
 	{ 'r', "read", "DIR|FILE", "mgdump's files in DIR, or FILE; again for more",
@@ -130,6 +126,9 @@ static const struct tool_option extract_options[] = {
 	  .type = TOOL_OPT_FUNC, .dest = &cfg.to_ns, .parse = parse_time },
 	{ OPT_NO_INDEX, "no-index", NULL, "read every file whole, as if none had an index",
 	  .type = TOOL_OPT_FLAG, .dest = &cfg.no_index },
+	{ OPT_MEMORY, "memory", "SIZE", "packets held in memory at most (256M); more are sorted "
+	  "through a temporary file", .type = TOOL_OPT_SIZE, .dest = &cfg.memory, .min = 1,
+	  .max = UINT64_MAX },
 	{ 'q', "quiet", NULL, "no summary",
 	  .type = TOOL_OPT_FLAG, .dest = &cfg.quiet },
 	TOOL_OPTION_HELP,
@@ -152,8 +151,11 @@ static const struct tool_help extract_help = {
 		 "Files: every regular file in DIR that is pcapng (its index, .part and\n"
 		 "others are passed over).  A file without its index, or whose index is not\n"
 		 "its own, is read whole.  The summary, on standard error, says how many\n"
-		 "bytes were read against the files' whole size.  The packets found are\n"
-		 "held in memory until they are written, in time order.\n"
+		 "bytes were read against the files' whole size.\n"
+		 "\n"
+		 "The packets found are put in time order in memory, up to --memory; past\n"
+		 "it, they are sorted in runs through a temporary file in $TMPDIR\n"
+		 "(/var/tmp without it), as large as what is found, and the runs merged.\n"
 		 "\n"
 		 "Exit status: 0 when the packets were written, 1 when reading or writing\n"
 		 "failed, 2 for bad arguments.",
@@ -164,6 +166,7 @@ static const struct tool_help extract_help = {
 
 struct input {
 	const char *path;
+	uint32_t number;		/* among the files met: ties of stamps go by it */
 	int fd;
 	uint64_t size;
 	uint32_t out_ifid[IFS_MAX];	/* by the file's interface number */
@@ -273,25 +276,25 @@ static int read_header(struct input *in)
 	return 0;
 }
 
-static void keep(const struct input *in, const uint8_t *epb, uint64_t ts_ns)
+/* the packet at @epb, at @offset in its file, stamped @ts_ns: found */
+static void keep(const struct input *in, const uint8_t *epb, uint64_t offset, uint64_t ts_ns)
 {
-	struct packet *p;
-	uint32_t caplen = pcapng_epb_caplen(epb);
+	struct extract_packet p = {
+		.ts_ns = ts_ns,
+		.offset = offset,
+		.file = in->number,
+		.ifid = in->out_ifid[pcapng_epb_ifid(epb)],
+		.caplen = pcapng_epb_caplen(epb),
+		.wirelen = pcapng_epb_wirelen(epb),
+	};
 
-	if (npackets == cap_packets) {
-		cap_packets = cap_packets ? 2 * cap_packets : 1024;
-		packets = needed(realloc(packets, cap_packets * sizeof(*packets)));
-	}
-	p = &packets[npackets];
-	p->ts_ns = ts_ns;
-	p->seq = npackets++;
-	p->ifid = in->out_ifid[pcapng_epb_ifid(epb)];
 	/* (as much as a pcapng reader takes of a packet) */
-	caplen = caplen < SNAPLEN_MAX ? caplen : SNAPLEN_MAX;
-	p->caplen = caplen;
-	p->wirelen = pcapng_epb_wirelen(epb);
-	p->data = needed(malloc(caplen ? caplen : 1));
-	memcpy(p->data, epb + PCAPNG_EPB_DATA, caplen);
+	p.caplen = p.caplen < SNAPLEN_MAX ? p.caplen : SNAPLEN_MAX;
+	if (extract_merge_add(found, &p, epb + PCAPNG_EPB_DATA)) {
+		fprintf(stderr, "mgcap-extract: %s\n", errno == ENOMEM ? "out of memory" :
+			"cannot write the temporary file");
+		exit(1);
+	}
 }
 
 /* a stamp in an interface's units, in ns (saturating: a stamp past 2554 is late enough) */
@@ -341,7 +344,7 @@ static void judge_blocks(const struct input *in, const uint8_t *buf, size_t len,
 			if (ts >= cfg.from_ns && ts < cfg.to_ns &&
 			    pcap_offline_filter(filter_for(in->linktype[ifid]), &h,
 						epb + PCAPNG_EPB_DATA))
-				keep(in, epb, ts);
+				keep(in, epb, offset + at, ts);
 		}
 		at += blen;
 	}
@@ -508,7 +511,8 @@ static int still_named(const char *path, const struct stat *st)
 
 static void read_file(const char *path)
 {
-	struct input in = { .path = path };
+	static uint32_t files_met;
+	struct input in = { .path = path, .number = files_met++ };
 	struct capindex idx;
 	struct stat st;
 	int rc, tries;
@@ -614,15 +618,6 @@ static void read_input(const char *path)
 
 /* --- writing ------------------------------------------------------------------ */
 
-static int by_time(const void *a, const void *b)
-{
-	const struct packet *p = a, *q = b;
-
-	if (p->ts_ns != q->ts_ns)
-		return p->ts_ns < q->ts_ns ? -1 : 1;
-	return p->seq < q->seq ? -1 : p->seq > q->seq;
-}
-
 static void put(FILE *f, const uint8_t *p, size_t len)
 {
 	if (fwrite(p, 1, len, f) != len) {
@@ -631,45 +626,57 @@ static void put(FILE *f, const uint8_t *p, size_t len)
 	}
 }
 
-static void write_output(void)
+/* the output, and its interfaces' numbers there: each numbered as first used */
+struct output {
+	FILE *f;
+	uint32_t numbered[IFS_MAX];
+	uint32_t next;
+};
+
+/*
+ * A packet in its turn, after its interface's block if it is the first of
+ * it: what files were read (which the index decides) does not show.
+ */
+static int write_packet(const struct extract_packet *p, const uint8_t *data, void *arg)
 {
 	static uint8_t block[SNAPLEN_MAX + 64];
-	FILE *f = strcmp(cfg.out, "-") ? fopen(cfg.out, "we") : stdout;
-	uint32_t numbered[IFS_MAX], next = 0;
-	size_t i, n;
+	struct output *out = arg;
+	size_t n;
 
-	if (!f) {
+	if (out->numbered[p->ifid] == UINT32_MAX) {
+		const struct pcapng_idb_info *info = &out_ifs[p->ifid];
+
+		out->numbered[p->ifid] = out->next++;
+		n = pcapng_idb(block, sizeof(block), info->linktype, info->snaplen, info->name,
+			       info->description[0] ? info->description : NULL);
+		put(out->f, block, n);
+	}
+	n = pcapng_epb(block, sizeof(block), out->numbered[p->ifid], p->ts_ns, data, p->caplen,
+		       p->wirelen);
+	put(out->f, block, n);
+	npackets++;
+	return 0;
+}
+
+static void write_output(void)
+{
+	struct output out = { .f = strcmp(cfg.out, "-") ? fopen(cfg.out, "we") : stdout };
+	uint8_t block[256];
+	size_t i;
+
+	if (!out.f) {
 		fprintf(stderr, "mgcap-extract: %s: %s\n", cfg.out, strerror(errno));
 		exit(1);
 	}
-	qsort(packets, npackets, sizeof(*packets), by_time);
-	n = pcapng_shb(block, sizeof(block), "mgcap-extract (mgcap)");
-	put(f, block, n);
-	/*
-	 * The interfaces of the packets, numbered as they first come: what
-	 * files were read (which the index decides) does not show.
-	 */
-	for (i = 0; i < nout_ifs; i++)
-		numbered[i] = UINT32_MAX;
-	for (i = 0; i < npackets; i++) {
-		const struct pcapng_idb_info *info = &out_ifs[packets[i].ifid];
-
-		if (numbered[packets[i].ifid] != UINT32_MAX)
-			continue;
-		numbered[packets[i].ifid] = next++;
-		n = pcapng_idb(block, sizeof(block), info->linktype, info->snaplen, info->name,
-			       info->description[0] ? info->description : NULL);
-		put(f, block, n);
+	put(out.f, block, pcapng_shb(block, sizeof(block), "mgcap-extract (mgcap)"));
+	for (i = 0; i < IFS_MAX; i++)
+		out.numbered[i] = UINT32_MAX;
+	if (extract_merge_finish(found, write_packet, &out)) {
+		fprintf(stderr, "mgcap-extract: %s\n", errno == ENOMEM ? "out of memory" :
+			"cannot read the temporary file back");
+		exit(1);
 	}
-	for (i = 0; i < npackets; i++) {
-		const struct packet *p = &packets[i];
-
-		n = pcapng_epb(block, sizeof(block), numbered[p->ifid], p->ts_ns, p->data, p->caplen,
-			       p->wirelen);
-		put(f, block, n);
-		free(p->data);
-	}
-	if (fflush(f) || (f != stdout && fclose(f))) {
+	if (fflush(out.f) || (out.f != stdout && fclose(out.f))) {
 		fprintf(stderr, "mgcap-extract: %s: %s\n", cfg.out, strerror(errno));
 		exit(1);
 	}
@@ -704,15 +711,21 @@ int main(int argc, char **argv)
 		/* a bad filter said before anything is read */
 		filter_for(DLT_EN10MB);
 	}
+	found = needed(extract_merge_new(cfg.memory < SIZE_MAX ? (size_t)cfg.memory : SIZE_MAX));
 	for (i = 0; i < (int)cfg.ninputs; i++)
 		read_input(cfg.inputs[i]);
 	write_output();
-	if (!cfg.quiet)
+	if (!cfg.quiet) {
 		fprintf(stderr, "mgcap-extract: %zu packets from %" PRIu64 " files (%" PRIu64
-			" by their index); read %" PRIu64 " bytes of %" PRIu64 " (%.3f %%)\n",
+			" by their index); read %" PRIu64 " bytes of %" PRIu64 " (%.3f %%)",
 			npackets, files, files_indexed, bytes_read, bytes_all,
 			bytes_all ? 100.0 * (double)bytes_read / (double)bytes_all : 0.0);
-	free(packets);
+		if (extract_merge_runs(found))
+			fprintf(stderr, "; put in order in %zu runs through a temporary file",
+				extract_merge_runs(found));
+		fputc('\n', stderr);
+	}
+	extract_merge_free(found);
 	free(filter_text);
 	return 0;
 }

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "extract_merge.h"
+
+/* a packet as held in memory and in a run: its header, its data, padding to 8 */
+static size_t record_size(const struct extract_packet *p)
+{
+	return sizeof(*p) + (((size_t)p->caplen + 7) & ~(size_t)7);
+}
+
+/* a packet held: what it is sorted by, and where its record is */
+struct held {
+	uint64_t ts_ns, offset;
+	uint32_t file;
+	size_t at;
+};
+
+struct run {
+	uint64_t offset, length;	/* in the temporary file */
+};
+
+struct extract_merge {
+	size_t budget;
+	uint8_t *arena;			/* the held packets' records */
+	size_t used, cap;
+	struct held *held;
+	size_t nheld, cap_held;
+	int tmp_fd;			/* the runs, one after another (-1: none yet) */
+	uint64_t tmp_bytes;
+	struct run *runs;
+	size_t nruns, cap_runs;
+};
+
+struct extract_merge *extract_merge_new(size_t budget)
+{
+	struct extract_merge *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->budget = budget;
+	m->tmp_fd = -1;
+	return m;
+}
+
+void extract_merge_free(struct extract_merge *m)
+{
+	if (!m)
+		return;
+	if (m->tmp_fd >= 0)
+		close(m->tmp_fd);
+	free(m->arena);
+	free(m->held);
+	free(m->runs);
+	free(m);
+}
+
+size_t extract_merge_runs(const struct extract_merge *m)
+{
+	return m->nruns;
+}
+
+static int held_before(const struct held *a, const struct held *b)
+{
+	if (a->ts_ns != b->ts_ns)
+		return a->ts_ns < b->ts_ns;
+	return a->file != b->file ? a->file < b->file : a->offset < b->offset;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	return held_before(a, b) ? -1 : held_before(b, a);
+}
+
+/* @p, or @p moved to hold @n items of @size (doubling, *@cap updated); NULL: out of memory */
+static void *grown(void *p, size_t *cap, size_t n, size_t size)
+{
+	size_t want = *cap ? *cap : 256;
+
+	if (n <= *cap)
+		return p;
+	while (want < n)
+		want *= 2;
+	p = realloc(p, want * size);
+	if (p)
+		*cap = want;
+	return p;
+}
+
+/* the temporary file: in $TMPDIR, or /var/tmp (on disk, where /tmp may be memory) */
+static int open_tmp(struct extract_merge *m)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/mgcap-extract.XXXXXX", dir && *dir ? dir : "/var/tmp");
+	m->tmp_fd = mkstemp(path);
+	if (m->tmp_fd < 0)
+		return -1;
+	unlink(path);
+	return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* the held packets, sorted, to the temporary file as a run */
+static int spill(struct extract_merge *m)
+{
+	struct run *r;
+	size_t i;
+
+	if (m->tmp_fd < 0 && open_tmp(m))
+		return -1;
+	r = grown(m->runs, &m->cap_runs, m->nruns + 1, sizeof(*m->runs));
+	if (!r)
+		return -1;
+	m->runs = r;
+	qsort(m->held, m->nheld, sizeof(*m->held), by_time);
+	r = &m->runs[m->nruns];
+	r->offset = m->tmp_bytes;
+	r->length = 0;
+	for (i = 0; i < m->nheld; i++) {
+		const uint8_t *rec = m->arena + m->held[i].at;
+		size_t len = record_size((const struct extract_packet *)rec);
+
+		if (write_all(m->tmp_fd, rec, len))
+			return -1;
+		r->length += len;
+	}
+	m->tmp_bytes += r->length;
+	m->nruns++;
+	m->used = 0;
+	m->nheld = 0;
+	return 0;
+}
+
+int extract_merge_add(struct extract_merge *m, const struct extract_packet *p,
+		      const uint8_t *data)
+{
+	size_t len = record_size(p), pad = len - sizeof(*p) - p->caplen;
+	uint8_t *arena;
+	struct held *h;
+
+	if (m->used && m->used + len > m->budget && spill(m))
+		return -1;
+	arena = grown(m->arena, &m->cap, m->used + len, 1);
+	if (!arena)
+		return -1;
+	m->arena = arena;
+	h = grown(m->held, &m->cap_held, m->nheld + 1, sizeof(*m->held));
+	if (!h)
+		return -1;
+	m->held = h;
+	memcpy(m->arena + m->used, p, sizeof(*p));
+	memcpy(m->arena + m->used + sizeof(*p), data, p->caplen);
+	memset(m->arena + m->used + sizeof(*p) + p->caplen, 0, pad);
+	h = &m->held[m->nheld++];
+	h->ts_ns = p->ts_ns;
+	h->offset = p->offset;
+	h->file = p->file;
+	h->at = m->used;
+	m->used += len;
+	return 0;
+}
+
+/* --- the runs merged ----------------------------------------------------------- */
+
+struct cursor {
+	uint64_t at, end;	/* the run's bytes not yet buffered, in the temporary file */
+	uint8_t *buf;
+	size_t cap, pos, len;	/* buffered: [pos, len) */
+	struct held next;	/* its next packet's order (at: where it is in buf) */
+};
+
+#define CURSOR_BUFFER	(64U << 10)
+
+/* at least @need bytes buffered past pos (or what is left of the run): 0, or -1 */
+static int cursor_fill(int fd, struct cursor *c, size_t need)
+{
+	uint8_t *buf;
+
+	memmove(c->buf, c->buf + c->pos, c->len - c->pos);
+	c->len -= c->pos;
+	c->pos = 0;
+	buf = grown(c->buf, &c->cap, need, 1);
+	if (!buf)
+		return -1;
+	c->buf = buf;
+	while (c->len < need && c->at < c->end) {
+		size_t want = c->cap - c->len;
+		ssize_t n;
+
+		if (want > c->end - c->at)
+			want = (size_t)(c->end - c->at);
+		n = pread(fd, c->buf + c->len, want, (off_t)c->at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			errno = n < 0 ? errno : EIO;
+			return -1;
+		}
+		c->len += (size_t)n;
+		c->at += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* the cursor's next packet whole in its buffer: 1; 0 at its run's end; -1 */
+static int cursor_next(int fd, struct cursor *c)
+{
+	const struct extract_packet *p;
+
+	if (c->len - c->pos < sizeof(*p) && cursor_fill(fd, c, sizeof(*p)))
+		return -1;
+	if (c->len == c->pos)
+		return 0;
+	if (c->len - c->pos < sizeof(*p)) {
+		errno = EIO;
+		return -1;
+	}
+	p = (const struct extract_packet *)(c->buf + c->pos);
+	if (c->len - c->pos < record_size(p)) {
+		if (cursor_fill(fd, c, record_size(p)))
+			return -1;
+		p = (const struct extract_packet *)(c->buf + c->pos);
+		if (c->len - c->pos < record_size(p)) {
+			errno = EIO;
+			return -1;
+		}
+	}
+	c->next.ts_ns = p->ts_ns;
+	c->next.offset = p->offset;
+	c->next.file = p->file;
+	c->next.at = c->pos;
+	return 1;
+}
+
+/* the heap of cursors (by their next packet), from @i down */
+static void sift_down(struct cursor **heap, size_t n, size_t i)
+{
+	for (;;) {
+		size_t least = i, l = 2 * i + 1, r = l + 1;
+		struct cursor *t;
+
+		if (l < n && held_before(&heap[l]->next, &heap[least]->next))
+			least = l;
+		if (r < n && held_before(&heap[r]->next, &heap[least]->next))
+			least = r;
+		if (least == i)
+			return;
+		t = heap[i];
+		heap[i] = heap[least];
+		heap[least] = t;
+		i = least;
+	}
+}
+
+static int merge_runs(struct extract_merge *m,
+		      int (*emit)(const struct extract_packet *, const uint8_t *, void *),
+		      void *arg)
+{
+	struct cursor *cursors = calloc(m->nruns, sizeof(*cursors));
+	struct cursor **heap = calloc(m->nruns, sizeof(*heap));
+	size_t i, n = 0;
+	int ret = 0;
+
+	if (!cursors || !heap) {
+		ret = -1;
+		goto out;
+	}
+	for (i = 0; i < m->nruns; i++) {
+		struct cursor *c = &cursors[i];
+
+		c->at = m->runs[i].offset;
+		c->end = m->runs[i].offset + m->runs[i].length;
+		c->buf = grown(NULL, &c->cap, CURSOR_BUFFER, 1);
+		if (!c->buf) {
+			ret = -1;
+			goto out;
+		}
+		ret = cursor_next(m->tmp_fd, c);
+		if (ret < 0)
+			goto out;
+		if (ret)
+			heap[n++] = c;
+	}
+	for (i = n / 2; i-- > 0;)
+		sift_down(heap, n, i);
+	ret = 0;
+	while (n) {
+		struct cursor *c = heap[0];
+		const struct extract_packet *p = (const void *)(c->buf + c->next.at);
+		int more;
+
+		ret = emit(p, (const uint8_t *)(p + 1), arg);
+		if (ret)
+			break;
+		c->pos += record_size(p);
+		more = cursor_next(m->tmp_fd, c);
+		if (more < 0) {
+			ret = -1;
+			break;
+		}
+		if (!more)
+			heap[0] = heap[--n];
+		sift_down(heap, n, 0);
+	}
+out:
+	for (i = 0; cursors && i < m->nruns; i++)
+		free(cursors[i].buf);
+	free(cursors);
+	free(heap);
+	return ret;
+}
+
+int extract_merge_finish(struct extract_merge *m,
+			 int (*emit)(const struct extract_packet *p, const uint8_t *data,
+				     void *arg),
+			 void *arg)
+{
+	size_t i;
+	int ret;
+
+	if (m->nruns) {
+		/* (what is held is one run more) */
+		if (m->nheld && spill(m))
+			return -1;
+		return merge_runs(m, emit, arg);
+	}
+	if (m->nheld)
+		qsort(m->held, m->nheld, sizeof(*m->held), by_time);
+	for (i = 0; i < m->nheld; i++) {
+		const struct extract_packet *p = (const void *)(m->arena + m->held[i].at);
+
+		ret = emit(p, (const uint8_t *)(p + 1), arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
