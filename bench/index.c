@@ -11,7 +11,7 @@
  *	costs a packet.
  *   index hour DIR
  *	An hour of a link into DIR, a file a minute (-G 60) with its index:
- *	HOUR_RATE packets a second in the test NIC's IMIX, a tenth of them
+ *	HOUR_RATE packets a second in the test NIC's IMIX, an eighth of them
  *	one flow's (UDP source port 10000), the rest spread over 999 others.
  *	Prints the flow's packets in the hour's middle second, for the
  *	extraction that follows (bench/run.sh), as "from,to,packets".
@@ -148,7 +148,7 @@ static void cost(unsigned long flows, unsigned long packets, const char *dir)
 	recording_close(&r);
 }
 
-/* a frame's flow: one in ten the bench's (FLOW_PORT), the others spread */
+/* a frame's flow: one in eight the bench's (FLOW_PORT), the others spread */
 static uint16_t hour_flow(uint64_t seq)
 {
 	uint64_t h = seq * 0x9e3779b97f4a7c15ULL;

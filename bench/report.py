@@ -379,7 +379,7 @@ def index_tables():
         for name, pre in (("through the indexes", ""), ("full scan (--no-index)", "scan_")):
             read_, all_ = int(ex[pre + "bytes_read"]), int(ex[pre + "bytes_all"])
             out.append(f"| {name} | {ex[pre + 'files']} | {read_:,} | "
-                       f"{100 * read_ / all_:.3f} % | {ex[pre + 'packets']} |")
+                       f"{100 * read_ / all_ if all_ else 0:.3f} % | {ex[pre + 'packets']} |")
     return out, cost, ex
 
 
@@ -565,7 +565,7 @@ def main():
                         " and ".join(f"{fmt(ix_cost[f], 1)} ({100 * shares[f]:.1f} %)"
                                      for f in sorted(ix_cost)) +
                         f" instructions of {fmt(md_add)}", max(shares.values()) < 0.05))
-    if ix_ex:
+    if ix_ex and int(ix_ex["scan_bytes_read"]):
         share = int(ix_ex["bytes_read"]) / int(ix_ex["scan_bytes_read"])
         whole = ix_ex["packets"] == ix_ex["wanted"] and ix_ex["same"] == "1"
         targets.append(("extracting one flow's second of an hour's recording reads under 1 % of "

@@ -151,6 +151,8 @@ rm -rf "$tmp"
 
 echo "bench: mgdump's index, its cost and what it saves"
 tmp=$(mktemp -d /dev/shm/mgcap-bench.XXXXXX)
+# (an hour's recording is 700 MB of memory: gone however the run ends)
+trap 'rm -rf "$tmp"' EXIT
 echo "flows,packets,instructions" >"$res/index-cost.csv"
 for flows in 1 1000; do
 	# capindex_blocks() and what it calls: all the index does a packet
@@ -169,8 +171,8 @@ extract() {	# extract OUT [--no-index]: its summary line
 	"$build/tools/mgdump/mgcap-extract" ${2:-} -r "$tmp" --from "$from" --to "$to" -w "$bb/$1" \
 		udp src port 10000 2>&1
 }
-indexed=$(extract extract-indexed.pcapng)
-scan=$(extract extract-scan.pcapng --no-index)
+indexed=$(extract extract-indexed.pcapng) || { echo "$indexed" >&2; exit 1; }
+scan=$(extract extract-scan.pcapng --no-index) || { echo "$scan" >&2; exit 1; }
 rm -rf "$tmp"
 same=0
 cmp -s "$bb/extract-indexed.pcapng" "$bb/extract-scan.pcapng" && same=1
@@ -181,7 +183,11 @@ summary() {
 }
 echo "wanted,packets,files,bytes_read,bytes_all,scan_packets,scan_files,scan_bytes_read,scan_bytes_all,same" \
 	>"$res/index-extract.csv"
-echo "$wanted,$(summary "$indexed"),$(summary "$scan"),$same" >>"$res/index-extract.csv"
+line="$wanted,$(summary "$indexed"),$(summary "$scan"),$same"
+case $line in
+*,,* | ,*) echo "bench: mgcap-extract's summaries unread: $indexed / $scan" >&2; exit 1 ;;
+esac
+echo "$line" >>"$res/index-extract.csv"
 
 if [ -n "${MGCAP_BENCH_HOST_ONLY:-}" ]; then	# the VM results stay as they are
 	echo "commit,$commit" >"$res/host.csv"

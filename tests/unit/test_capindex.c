@@ -218,6 +218,27 @@ static void write_index(const char *path, int ifs_ethernet)
 	capindex_writer_free(w);
 }
 
+/* a packet at 5 s; apart from it, a block that is not a packet; apart again, one at 6 s */
+static void write_index_with_empty_span(const char *path)
+{
+	uint8_t eth = 1, blocks[512];
+	struct capindex_writer *w = capindex_writer_new(&eth, 1);
+	char part[300];
+	size_t n;
+
+	CU_ASSERT_FATAL(w != NULL);
+	snprintf(part, sizeof(part), "%s.idx.part", path);
+	CU_ASSERT_EQUAL_FATAL(capindex_begin(w, part), 0);
+	n = udp_epb(blocks, 0, 5000000000ULL, 9);
+	capindex_blocks(w, 100, blocks, n);
+	n = pcapng_idb(blocks, sizeof(blocks), 1, 262144, "x", NULL);
+	capindex_blocks(w, 1000, blocks, n);
+	n = udp_epb(blocks, 0, 6000000000ULL, 9);
+	capindex_blocks(w, 2000, blocks, n);
+	CU_ASSERT_EQUAL(capindex_end(w, path, 2000 + n), 0);
+	capindex_writer_free(w);
+}
+
 static void test_index_reads_back(void)
 {
 	char path[256], idxpath[300], err[512];
@@ -257,6 +278,17 @@ static void test_index_reads_back(void)
 	CU_ASSERT_EQUAL_FATAL(capindex_load(idxpath, &idx, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(idx.spans[0]->flags, 0);
 	CU_ASSERT_EQUAL(idx.spans[1]->flags, CAPINDEX_SPAN_F_UNINDEXED);
+	capindex_release(&idx);
+	/* a span of other blocks alone has no stamps, and takes none from the file's */
+	write_index_with_empty_span(path);
+	CU_ASSERT_EQUAL_FATAL(capindex_load(idxpath, &idx, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(idx.nspans, 3);
+	CU_ASSERT_EQUAL(idx.spans[1]->packets, 0);
+	CU_ASSERT_EQUAL(idx.spans[1]->first_ns, 0);
+	CU_ASSERT_EQUAL(idx.spans[1]->last_ns, 0);
+	CU_ASSERT_EQUAL(idx.end.packets, 2);
+	CU_ASSERT_EQUAL(idx.end.first_ns, 5000000000ULL);
+	CU_ASSERT_EQUAL(idx.end.last_ns, 6000000000ULL);
 	capindex_release(&idx);
 	snprintf(err, sizeof(err), "%s/none.idx", dir);
 	CU_ASSERT_EQUAL(capindex_load(err, &idx, err, sizeof(err)), 1);
@@ -325,6 +357,7 @@ static void test_spans_hold_their_packets_flows(void)
 	struct capindex_writer *w = capindex_writer_new(&eth, 1);
 	char path[256], idxpath[300], err[512];
 	size_t len = 0, at, i, span = 0;
+	uint64_t first = 0, last = 0, file_first = UINT64_MAX, file_last = 0;
 	char tmp[] = "/tmp/mgcap-capindex-spans-XXXXXX";
 	struct capindex idx;
 
@@ -339,7 +372,7 @@ static void test_spans_hold_their_packets_flows(void)
 		uint32_t caplen, wire = i % 3 ? many_flows_frame(f, &caplen) :
 						 random_frame(f, &caplen);
 
-		/* (a packet a millisecond, two in three late by up to 30) */
+		/* (a packet a millisecond, one in three late by up to 30) */
 		len += pcapng_epb(blocks + len, EPB_MAX, 0,
 				  1000000000ULL + 1000000ULL * i - (rand() % 3 ? 0 : rand() % 30000000),
 				  f, caplen, wire);
@@ -359,11 +392,14 @@ static void test_spans_hold_their_packets_flows(void)
 	named = calloc(idx.nspans ? idx.spans[0]->nflows + 1 : 1, 1);
 	for (at = 0; at < len && span < idx.nspans; at += pcapng_block_len(blocks + at)) {
 		const struct capindex_span *s = idx.spans[span];
+		uint64_t ts = pcapng_epb_ts(blocks + at);
 		struct flowkey k;
 		uint32_t listed;
 
 		CU_ASSERT_FATAL(at >= s->offset && at < s->offset + s->length);
-		CU_ASSERT_EQUAL(s->flags, 0);
+		/* (its stamps are the span's, the oldest and newest among them) */
+		first = at == s->offset ? ts : (ts < first ? ts : first);
+		last = at == s->offset ? ts : (ts > last ? ts : last);
 		flowkey_of(blocks + at + PCAPNG_EPB_DATA, pcapng_epb_caplen(blocks + at), &k);
 		if (!span_has(&idx, s, &k, &listed)) {
 			fprintf(stderr, "\npacket at %zu: its flow is not its span's\n", at);
@@ -374,12 +410,19 @@ static void test_spans_hold_their_packets_flows(void)
 		if (at + pcapng_block_len(blocks + at) == s->offset + s->length) {
 			/* (the span's last packet: its every flow was some packet's) */
 			CU_ASSERT_EQUAL(memchr(named, 0, s->nflows), NULL);
+			CU_ASSERT_EQUAL(s->first_ns, first);
+			CU_ASSERT_EQUAL(s->last_ns, last);
+			file_first = first < file_first ? first : file_first;
+			file_last = last > file_last ? last : file_last;
 			span++;
 			free(named);
 			named = calloc(span < idx.nspans ? idx.spans[span]->nflows + 1 : 1, 1);
 		}
 	}
 	CU_ASSERT_EQUAL(span, idx.nspans);
+	CU_ASSERT_EQUAL(at, len);
+	CU_ASSERT_EQUAL(idx.end.first_ns, file_first);
+	CU_ASSERT_EQUAL(idx.end.last_ns, file_last);
 	free(named);
 	free(blocks);
 	capindex_release(&idx);

@@ -32,7 +32,7 @@ struct flow_slot {
  * the flows' table, to as many slots, up to a limit.
  */
 struct plain_v4_slot {
-	uint64_t head, a, b;	/* the frame's bytes 12-19, 20-27 (masked) and 28-35 */
+	uint64_t head, a, b;	/* the frame's bytes 12-19 and 20-27 (both masked), 28-35 */
 	uint32_t c;		/* bytes 36-37, as loaded */
 	uint32_t pad;
 	struct flow_slot *flow;
@@ -275,7 +275,7 @@ static int bytes_are(const uint8_t *p, const uint8_t mask[4], const uint8_t want
 	return (v & m) == w;
 }
 
-/* whether the frame is one whose flow is its bytes 20-37 (struct plain_v4_slot) */
+/* whether the frame is one whose flow is in its bytes 12-37 (struct plain_v4_slot) */
 static int is_plain_v4(const uint8_t *f, uint32_t caplen)
 {
 	/* type IPv4, version 4 and five words of header */
@@ -376,10 +376,13 @@ static void end_span(struct capindex_writer *w)
 
 	if (!sp->length)
 		return;
-	if (!sp->packets)
+	/* (a span of no packets, only other blocks, has no stamps: 0, and none for the file) */
+	if (!sp->packets) {
 		sp->first_ns = 0;
-	w->first_ns = sp->first_ns < w->first_ns ? sp->first_ns : w->first_ns;
-	w->last_ns = sp->last_ns > w->last_ns ? sp->last_ns : w->last_ns;
+	} else {
+		w->first_ns = sp->first_ns < w->first_ns ? sp->first_ns : w->first_ns;
+		w->last_ns = sp->last_ns > w->last_ns ? sp->last_ns : w->last_ns;
+	}
 	w->packets += sp->packets;
 	sp->rec.type = CAPINDEX_SPAN;
 	sp->rec.len = (uint32_t)(sizeof(*sp) + ids + pad);

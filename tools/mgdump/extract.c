@@ -27,7 +27,7 @@
 #include "pcapng.h"
 
 #define IFS_MAX		256
-#define SNAPLEN_MAX	262144
+#define SNAPLEN_MAX	EXTRACT_MERGE_CAPLEN_MAX	/* as much as pcapng readers take of a packet */
 
 static struct {
 	const char *inputs[1024];
@@ -126,9 +126,9 @@ static const struct tool_option extract_options[] = {
 	  .type = TOOL_OPT_FUNC, .dest = &cfg.to_ns, .parse = parse_time },
 	{ OPT_NO_INDEX, "no-index", NULL, "read every file whole, as if none had an index",
 	  .type = TOOL_OPT_FLAG, .dest = &cfg.no_index },
-	{ OPT_MEMORY, "memory", "SIZE", "packets held in memory at most (256M); more are sorted "
-	  "through a temporary file", .type = TOOL_OPT_SIZE, .dest = &cfg.memory, .min = 1,
-	  .max = UINT64_MAX },
+	{ OPT_MEMORY, "memory", "SIZE", "memory for the packets' order (256M, 1M at least); past "
+	  "it, a temporary file", .type = TOOL_OPT_SIZE, .dest = &cfg.memory,
+	  .min = EXTRACT_MERGE_BUDGET_MIN, .max = UINT64_MAX },
 	{ 'q', "quiet", NULL, "no summary",
 	  .type = TOOL_OPT_FLAG, .dest = &cfg.quiet },
 	TOOL_OPTION_HELP,
@@ -276,6 +276,17 @@ static int read_header(struct input *in)
 	return 0;
 }
 
+/* the order's failure (errno set): said, and the end of the run */
+static void merge_failed(const char *doing)
+{
+	if (errno == ENOMEM)
+		fprintf(stderr, "mgcap-extract: out of memory\n");
+	else
+		fprintf(stderr, "mgcap-extract: %s in %s: %s\n", doing, extract_merge_dir(),
+			strerror(errno));
+	exit(1);
+}
+
 /* the packet at @epb, at @offset in its file, stamped @ts_ns: found */
 static void keep(const struct input *in, const uint8_t *epb, uint64_t offset, uint64_t ts_ns)
 {
@@ -288,14 +299,11 @@ static void keep(const struct input *in, const uint8_t *epb, uint64_t offset, ui
 		.wirelen = pcapng_epb_wirelen(epb),
 	};
 
-	/* (as much as a pcapng reader takes of a packet) */
 	p.caplen = p.caplen < SNAPLEN_MAX ? p.caplen : SNAPLEN_MAX;
-	if (extract_merge_add(found, &p, epb + PCAPNG_EPB_DATA)) {
-		fprintf(stderr, "mgcap-extract: %s\n", errno == ENOMEM ? "out of memory" :
-			"cannot write the temporary file");
-		exit(1);
-	}
+	if (extract_merge_add(found, &p, epb + PCAPNG_EPB_DATA))
+		merge_failed("sorting through a temporary file");
 }
+
 
 /* a stamp in an interface's units, in ns (saturating: a stamp past 2554 is late enough) */
 static uint64_t to_ns(uint64_t ts, uint64_t units_per_s)
@@ -618,12 +626,19 @@ static void read_input(const char *path)
 
 /* --- writing ------------------------------------------------------------------ */
 
+/* the output not written, @why: said, and no file cut short left under its name */
+static void output_failed(FILE *f, const char *why)
+{
+	fprintf(stderr, "mgcap-extract: %s: %s\n", cfg.out, why);
+	if (f != stdout)
+		unlink(cfg.out);
+	exit(1);
+}
+
 static void put(FILE *f, const uint8_t *p, size_t len)
 {
-	if (fwrite(p, 1, len, f) != len) {
-		fprintf(stderr, "mgcap-extract: %s: %s\n", cfg.out, strerror(errno));
-		exit(1);
-	}
+	if (fwrite(p, 1, len, f) != len)
+		output_failed(f, strerror(errno));
 }
 
 /* the output, and its interfaces' numbers there: each numbered as first used */
@@ -672,14 +687,15 @@ static void write_output(void)
 	for (i = 0; i < IFS_MAX; i++)
 		out.numbered[i] = UINT32_MAX;
 	if (extract_merge_finish(found, write_packet, &out)) {
-		fprintf(stderr, "mgcap-extract: %s\n", errno == ENOMEM ? "out of memory" :
-			"cannot read the temporary file back");
-		exit(1);
+		int err = errno;
+
+		if (out.f != stdout)
+			unlink(cfg.out);
+		errno = err;
+		merge_failed("sorting through a temporary file");
 	}
-	if (fflush(out.f) || (out.f != stdout && fclose(out.f))) {
-		fprintf(stderr, "mgcap-extract: %s: %s\n", cfg.out, strerror(errno));
-		exit(1);
-	}
+	if (fflush(out.f) || (out.f != stdout && fclose(out.f)))
+		output_failed(out.f, strerror(errno));
 }
 
 int main(int argc, char **argv)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,10 @@ static size_t record_size(const struct extract_packet *p)
 {
 	return sizeof(*p) + (((size_t)p->caplen + 7) & ~(size_t)7);
 }
+
+#define RECORD_MAX	(sizeof(struct extract_packet) + EXTRACT_MERGE_CAPLEN_MAX)
+/* what a run is read and written through; one grows to a record larger */
+#define RUN_BUFFER	(64U << 10)
 
 /* a packet held: what it is sorted by, and where its record is */
 struct held {
@@ -34,6 +39,7 @@ struct extract_merge {
 	uint64_t tmp_bytes;
 	struct run *runs;
 	size_t nruns, cap_runs;
+	size_t spilled;			/* runs of packets held (not of runs merged) */
 };
 
 struct extract_merge *extract_merge_new(size_t budget)
@@ -42,7 +48,7 @@ struct extract_merge *extract_merge_new(size_t budget)
 
 	if (!m)
 		return NULL;
-	m->budget = budget;
+	m->budget = budget > EXTRACT_MERGE_BUDGET_MIN ? budget : EXTRACT_MERGE_BUDGET_MIN;
 	m->tmp_fd = -1;
 	return m;
 }
@@ -61,7 +67,15 @@ void extract_merge_free(struct extract_merge *m)
 
 size_t extract_merge_runs(const struct extract_merge *m)
 {
-	return m->nruns;
+	return m->spilled;
+}
+
+const char *extract_merge_dir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	/* (on disk: /tmp may be memory) */
+	return dir && *dir ? dir : "/var/tmp";
 }
 
 static int held_before(const struct held *a, const struct held *b)
@@ -76,8 +90,11 @@ static int by_time(const void *a, const void *b)
 	return held_before(a, b) ? -1 : held_before(b, a);
 }
 
-/* @p, or @p moved to hold @n items of @size (doubling, *@cap updated); NULL: out of memory */
-static void *grown(void *p, size_t *cap, size_t n, size_t size)
+/*
+ * @p, or @p moved to hold @n items of @size: twice as many as before, but
+ * no more than @limit unless @n is (*@cap updated); NULL: out of memory.
+ */
+static void *grown(void *p, size_t *cap, size_t n, size_t size, size_t limit)
 {
 	size_t want = *cap ? *cap : 256;
 
@@ -85,24 +102,12 @@ static void *grown(void *p, size_t *cap, size_t n, size_t size)
 		return p;
 	while (want < n)
 		want *= 2;
+	if (want > limit)
+		want = n > limit ? n : limit;
 	p = realloc(p, want * size);
 	if (p)
 		*cap = want;
 	return p;
-}
-
-/* the temporary file: in $TMPDIR, or /var/tmp (on disk, where /tmp may be memory) */
-static int open_tmp(struct extract_merge *m)
-{
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/mgcap-extract.XXXXXX", dir && *dir ? dir : "/var/tmp");
-	m->tmp_fd = mkstemp(path);
-	if (m->tmp_fd < 0)
-		return -1;
-	unlink(path);
-	return 0;
 }
 
 static int write_all(int fd, const uint8_t *p, size_t len)
@@ -120,32 +125,91 @@ static int write_all(int fd, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/* --- runs written: records through a buffer to the temporary file's end ---------- */
+
+struct run_out {
+	struct extract_merge *m;
+	uint8_t *buf;		/* RUN_BUFFER */
+	size_t len;
+	struct run run;
+};
+
+static int run_begin(struct extract_merge *m, struct run_out *o)
+{
+	char path[4096];
+
+	if (m->tmp_fd < 0) {
+		snprintf(path, sizeof(path), "%s/mgcap-extract.XXXXXX", extract_merge_dir());
+		m->tmp_fd = mkostemp(path, O_CLOEXEC);
+		if (m->tmp_fd < 0)
+			return -1;
+		unlink(path);
+	}
+	*o = (struct run_out){ .m = m, .run = { .offset = m->tmp_bytes } };
+	o->buf = malloc(RUN_BUFFER);
+	return o->buf ? 0 : -1;
+}
+
+static int run_flush(struct run_out *o)
+{
+	if (write_all(o->m->tmp_fd, o->buf, o->len))
+		return -1;
+	o->len = 0;
+	return 0;
+}
+
+/* the record at @p (its packet, its data after it) into the run */
+static int run_put(struct run_out *o, const struct extract_packet *p)
+{
+	size_t len = record_size(p);
+
+	if (o->len + len > RUN_BUFFER && run_flush(o))
+		return -1;
+	if (len > RUN_BUFFER) {
+		if (write_all(o->m->tmp_fd, (const uint8_t *)p, len))
+			return -1;
+	} else {
+		memcpy(o->buf + o->len, p, len);
+		o->len += len;
+	}
+	o->run.length += len;
+	return 0;
+}
+
+/* the run complete, listed; 0, or -1 (the run is not) */
+static int run_end(struct run_out *o, int ok)
+{
+	struct extract_merge *m = o->m;
+	struct run *runs;
+
+	ok = ok && !run_flush(o);
+	free(o->buf);
+	if (!ok)
+		return -1;
+	runs = grown(m->runs, &m->cap_runs, m->nruns + 1, sizeof(*m->runs), SIZE_MAX);
+	if (!runs)
+		return -1;
+	m->runs = runs;
+	m->runs[m->nruns++] = o->run;
+	m->tmp_bytes += o->run.length;
+	return 0;
+}
+
 /* the held packets, sorted, to the temporary file as a run */
 static int spill(struct extract_merge *m)
 {
-	struct run *r;
+	struct run_out o;
 	size_t i;
+	int ok = 1;
 
-	if (m->tmp_fd < 0 && open_tmp(m))
+	if (run_begin(m, &o))
 		return -1;
-	r = grown(m->runs, &m->cap_runs, m->nruns + 1, sizeof(*m->runs));
-	if (!r)
-		return -1;
-	m->runs = r;
 	qsort(m->held, m->nheld, sizeof(*m->held), by_time);
-	r = &m->runs[m->nruns];
-	r->offset = m->tmp_bytes;
-	r->length = 0;
-	for (i = 0; i < m->nheld; i++) {
-		const uint8_t *rec = m->arena + m->held[i].at;
-		size_t len = record_size((const struct extract_packet *)rec);
-
-		if (write_all(m->tmp_fd, rec, len))
-			return -1;
-		r->length += len;
-	}
-	m->tmp_bytes += r->length;
-	m->nruns++;
+	for (i = 0; ok && i < m->nheld; i++)
+		ok = !run_put(&o, (const struct extract_packet *)(m->arena + m->held[i].at));
+	if (run_end(&o, ok))
+		return -1;
+	m->spilled++;
 	m->used = 0;
 	m->nheld = 0;
 	return 0;
@@ -158,13 +222,18 @@ int extract_merge_add(struct extract_merge *m, const struct extract_packet *p,
 	uint8_t *arena;
 	struct held *h;
 
-	if (m->used && m->used + len > m->budget && spill(m))
+	if (p->caplen > EXTRACT_MERGE_CAPLEN_MAX) {
+		errno = EINVAL;
 		return -1;
-	arena = grown(m->arena, &m->cap, m->used + len, 1);
+	}
+	/* (the records and what they are sorted by, within the budget) */
+	if (m->nheld && m->used + len + (m->nheld + 1) * sizeof(*h) > m->budget && spill(m))
+		return -1;
+	arena = grown(m->arena, &m->cap, m->used + len, 1, m->budget);
 	if (!arena)
 		return -1;
 	m->arena = arena;
-	h = grown(m->held, &m->cap_held, m->nheld + 1, sizeof(*m->held));
+	h = grown(m->held, &m->cap_held, m->nheld + 1, sizeof(*h), m->budget / sizeof(*h));
 	if (!h)
 		return -1;
 	m->held = h;
@@ -189,8 +258,6 @@ struct cursor {
 	struct held next;	/* its next packet's order (at: where it is in buf) */
 };
 
-#define CURSOR_BUFFER	(64U << 10)
-
 /* at least @need bytes buffered past pos (or what is left of the run): 0, or -1 */
 static int cursor_fill(int fd, struct cursor *c, size_t need)
 {
@@ -199,7 +266,7 @@ static int cursor_fill(int fd, struct cursor *c, size_t need)
 	memmove(c->buf, c->buf + c->pos, c->len - c->pos);
 	c->len -= c->pos;
 	c->pos = 0;
-	buf = grown(c->buf, &c->cap, need, 1);
+	buf = grown(c->buf, &c->cap, need, 1, need);
 	if (!buf)
 		return -1;
 	c->buf = buf;
@@ -272,33 +339,31 @@ static void sift_down(struct cursor **heap, size_t n, size_t i)
 	}
 }
 
-static int merge_runs(struct extract_merge *m,
+/* @count runs from the @first, their packets to @emit in order: 0, -1, or what emit said */
+static int merge_runs(struct extract_merge *m, size_t first, size_t count,
 		      int (*emit)(const struct extract_packet *, const uint8_t *, void *),
 		      void *arg)
 {
-	struct cursor *cursors = calloc(m->nruns, sizeof(*cursors));
-	struct cursor **heap = calloc(m->nruns, sizeof(*heap));
+	struct cursor *cursors = calloc(count, sizeof(*cursors));
+	struct cursor **heap = calloc(count, sizeof(*heap));
 	size_t i, n = 0;
-	int ret = 0;
+	int ret = -1;
 
-	if (!cursors || !heap) {
-		ret = -1;
+	if (!cursors || !heap)
 		goto out;
-	}
-	for (i = 0; i < m->nruns; i++) {
+	for (i = 0; i < count; i++) {
 		struct cursor *c = &cursors[i];
+		int more;
 
-		c->at = m->runs[i].offset;
-		c->end = m->runs[i].offset + m->runs[i].length;
-		c->buf = grown(NULL, &c->cap, CURSOR_BUFFER, 1);
-		if (!c->buf) {
-			ret = -1;
+		c->at = m->runs[first + i].offset;
+		c->end = c->at + m->runs[first + i].length;
+		c->buf = grown(NULL, &c->cap, RUN_BUFFER, 1, RUN_BUFFER);
+		if (!c->buf)
 			goto out;
-		}
-		ret = cursor_next(m->tmp_fd, c);
-		if (ret < 0)
+		more = cursor_next(m->tmp_fd, c);
+		if (more < 0)
 			goto out;
-		if (ret)
+		if (more)
 			heap[n++] = c;
 	}
 	for (i = n / 2; i-- > 0;)
@@ -323,11 +388,17 @@ static int merge_runs(struct extract_merge *m,
 		sift_down(heap, n, 0);
 	}
 out:
-	for (i = 0; cursors && i < m->nruns; i++)
+	for (i = 0; cursors && i < count; i++)
 		free(cursors[i].buf);
 	free(cursors);
 	free(heap);
 	return ret;
+}
+
+static int into_run(const struct extract_packet *p, const uint8_t *data, void *arg)
+{
+	(void)data;	/* (it follows p, as in every record) */
+	return run_put(arg, p);
 }
 
 int extract_merge_finish(struct extract_merge *m,
@@ -335,23 +406,41 @@ int extract_merge_finish(struct extract_merge *m,
 				     void *arg),
 			 void *arg)
 {
-	size_t i;
+	size_t i, fan_in, first = 0;
 	int ret;
 
-	if (m->nruns) {
-		/* (what is held is one run more) */
-		if (m->nheld && spill(m))
-			return -1;
-		return merge_runs(m, emit, arg);
-	}
-	if (m->nheld)
-		qsort(m->held, m->nheld, sizeof(*m->held), by_time);
-	for (i = 0; i < m->nheld; i++) {
-		const struct extract_packet *p = (const void *)(m->arena + m->held[i].at);
+	if (!m->nruns) {
+		if (m->nheld)
+			qsort(m->held, m->nheld, sizeof(*m->held), by_time);
+		for (i = 0; i < m->nheld; i++) {
+			const struct extract_packet *p = (const void *)(m->arena + m->held[i].at);
 
-		ret = emit(p, (const uint8_t *)(p + 1), arg);
-		if (ret)
-			return ret;
+			ret = emit(p, (const uint8_t *)(p + 1), arg);
+			if (ret)
+				return ret;
+		}
+		return 0;
 	}
-	return 0;
+	/* (what is held is one run more; then the memory is the merge's) */
+	if (m->nheld && spill(m))
+		return -1;
+	free(m->arena);
+	free(m->held);
+	m->arena = NULL;
+	m->held = NULL;
+	m->cap = m->cap_held = 0;
+	/* as many runs at once as have room for a record of the largest each, and a run's writing */
+	fan_in = (m->budget - RUN_BUFFER) / RECORD_MAX;
+	fan_in = fan_in > 2 ? fan_in : 2;
+	while (m->nruns - first > fan_in) {
+		struct run_out o;
+
+		if (run_begin(m, &o))
+			return -1;
+		ret = merge_runs(m, first, fan_in, into_run, &o);
+		if (run_end(&o, !ret))
+			return -1;
+		first += fan_in;
+	}
+	return merge_runs(m, first, m->nruns - first, emit, arg);
 }
