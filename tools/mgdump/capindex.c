@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "capindex.h"
+#include "grown.h"
 #include "pcapng.h"
 
 #define RECORD_ALIGN	8U
@@ -398,18 +399,15 @@ static void end_span(struct capindex_writer *w)
 static void span_holds(struct capindex_writer *w, struct flow_slot *s)
 {
 	struct capindex_span *sp = &w->span;
+	uint32_t *ids = mgdump_grown(w->span_flows, &w->span_flows_cap, sp->nflows + 1,
+				     sizeof(*ids), SIZE_MAX);
 
 	s->in_span = w->span_no;
-	if (sp->nflows == w->span_flows_cap) {
-		uint32_t *more = realloc(w->span_flows, 2 * w->span_flows_cap * sizeof(*more));
-
-		if (!more) {
-			sp->flags |= CAPINDEX_SPAN_F_UNINDEXED;
-			return;
-		}
-		w->span_flows = more;
-		w->span_flows_cap *= 2;
+	if (!ids) {
+		sp->flags |= CAPINDEX_SPAN_F_UNINDEXED;
+		return;
 	}
+	w->span_flows = ids;
 	w->span_flows[sp->nflows++] = s->id;
 }
 
@@ -517,6 +515,8 @@ int capindex_load(const char *path, struct capindex *idx, char *err, size_t errl
 {
 	const struct capindex_header *h;
 	size_t at, cap_flows = 0, cap_spans = 0;
+	const struct capindex_span **spans;
+	const struct flowkey **flows;
 	long size;
 	FILE *f;
 
@@ -560,18 +560,13 @@ int capindex_load(const char *path, struct capindex *idx, char *err, size_t errl
 				bad = "a flow out of its order";
 			else if (!flowkey_valid(&fl->key))
 				bad = "a flow no frame has";
-			else if (idx->nflows == cap_flows) {
-				const struct flowkey **more;
-
-				cap_flows = cap_flows ? 2 * cap_flows : 256;
-				more = realloc(idx->flows, cap_flows * sizeof(*more));
-				if (!more)
-					bad = "out of memory";
-				else
-					idx->flows = more;
-			}
-			if (!bad)
+			else if (!(flows = mgdump_grown(idx->flows, &cap_flows, idx->nflows + 1,
+							   sizeof(*flows), SIZE_MAX)))
+				bad = "out of memory";
+			if (!bad) {
+				idx->flows = flows;
 				idx->flows[idx->nflows++] = &fl->key;
+			}
 		} else if (r->type == CAPINDEX_SPAN) {
 			const struct capindex_span *s = (const void *)r;
 			size_t i;
@@ -586,18 +581,13 @@ int capindex_load(const char *path, struct capindex *idx, char *err, size_t errl
 			for (i = 0; !bad && i < s->nflows; i++)
 				if (capindex_span_flows(s)[i] >= idx->nflows)
 					bad = "a span with a flow not numbered before it";
-			if (!bad && idx->nspans == cap_spans) {
-				const struct capindex_span **more;
-
-				cap_spans = cap_spans ? 2 * cap_spans : 256;
-				more = realloc(idx->spans, cap_spans * sizeof(*more));
-				if (!more)
-					bad = "out of memory";
-				else
-					idx->spans = more;
-			}
-			if (!bad)
+			if (!bad && !(spans = mgdump_grown(idx->spans, &cap_spans, idx->nspans + 1,
+							   sizeof(*spans), SIZE_MAX)))
+				bad = "out of memory";
+			if (!bad) {
+				idx->spans = spans;
 				idx->spans[idx->nspans++] = s;
+			}
 		} else if (r->type == CAPINDEX_END) {
 			const struct capindex_end *e = (const void *)r;
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "extract_merge.h"
+#include "grown.h"
 
 /* a packet as held in memory and in a run: its header, its data, padding to 8 */
 static size_t record_size(const struct extract_packet *p)
@@ -90,26 +91,6 @@ static int by_time(const void *a, const void *b)
 	return held_before(a, b) ? -1 : held_before(b, a);
 }
 
-/*
- * @p, or @p moved to hold @n items of @size: twice as many as before, but
- * no more than @limit unless @n is (*@cap updated); NULL: out of memory.
- */
-static void *grown(void *p, size_t *cap, size_t n, size_t size, size_t limit)
-{
-	size_t want = *cap ? *cap : 256;
-
-	if (n <= *cap)
-		return p;
-	while (want < n)
-		want *= 2;
-	if (want > limit)
-		want = n > limit ? n : limit;
-	p = realloc(p, want * size);
-	if (p)
-		*cap = want;
-	return p;
-}
-
 static int write_all(int fd, const uint8_t *p, size_t len)
 {
 	while (len) {
@@ -186,7 +167,7 @@ static int run_end(struct run_out *o, int ok)
 	free(o->buf);
 	if (!ok)
 		return -1;
-	runs = grown(m->runs, &m->cap_runs, m->nruns + 1, sizeof(*m->runs), SIZE_MAX);
+	runs = mgdump_grown(m->runs, &m->cap_runs, m->nruns + 1, sizeof(*m->runs), SIZE_MAX);
 	if (!runs)
 		return -1;
 	m->runs = runs;
@@ -229,11 +210,11 @@ int extract_merge_add(struct extract_merge *m, const struct extract_packet *p,
 	/* (the records and what they are sorted by, within the budget) */
 	if (m->nheld && m->used + len + (m->nheld + 1) * sizeof(*h) > m->budget && spill(m))
 		return -1;
-	arena = grown(m->arena, &m->cap, m->used + len, 1, m->budget);
+	arena = mgdump_grown(m->arena, &m->cap, m->used + len, 1, m->budget);
 	if (!arena)
 		return -1;
 	m->arena = arena;
-	h = grown(m->held, &m->cap_held, m->nheld + 1, sizeof(*h), m->budget / sizeof(*h));
+	h = mgdump_grown(m->held, &m->cap_held, m->nheld + 1, sizeof(*h), m->budget / sizeof(*h));
 	if (!h)
 		return -1;
 	m->held = h;
@@ -266,7 +247,7 @@ static int cursor_fill(int fd, struct cursor *c, size_t need)
 	memmove(c->buf, c->buf + c->pos, c->len - c->pos);
 	c->len -= c->pos;
 	c->pos = 0;
-	buf = grown(c->buf, &c->cap, need, 1, need);
+	buf = mgdump_grown(c->buf, &c->cap, need, 1, need);
 	if (!buf)
 		return -1;
 	c->buf = buf;
@@ -357,7 +338,7 @@ static int merge_runs(struct extract_merge *m, size_t first, size_t count,
 
 		c->at = m->runs[first + i].offset;
 		c->end = c->at + m->runs[first + i].length;
-		c->buf = grown(NULL, &c->cap, RUN_BUFFER, 1, RUN_BUFFER);
+		c->buf = mgdump_grown(NULL, &c->cap, RUN_BUFFER, 1, RUN_BUFFER);
 		if (!c->buf)
 			goto out;
 		more = cursor_next(m->tmp_fd, c);

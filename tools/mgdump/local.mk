@@ -7,7 +7,8 @@ MGDUMP_PARTS = tools/mgdump/blockring.c tools/mgdump/blockring.h \
 	tools/mgdump/postrotate.c tools/mgdump/postrotate.h tools/mgdump/retention.c \
 	tools/mgdump/retention.h tools/mgdump/flowkey.c tools/mgdump/flowkey.h \
 	tools/mgdump/capindex.c tools/mgdump/capindex.h tools/mgdump/extract_time.c \
-	tools/mgdump/extract_time.h tools/mgdump/extract_merge.c tools/mgdump/extract_merge.h
+	tools/mgdump/extract_time.h tools/mgdump/extract_merge.c tools/mgdump/extract_merge.h \
+	tools/mgdump/grown.h
 noinst_LIBRARIES += tools/mgdump/libmgdump.a
 tools_mgdump_libmgdump_a_SOURCES = $(MGDUMP_PARTS)
 tools_mgdump_libmgdump_a_CPPFLAGS = $(LIB_CPPFLAGS)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "grown.h"
 #include "postrotate.h"
 
 extern char **environ;
@@ -91,20 +92,15 @@ void postrotate_poll(struct postrotate *pr)
 void postrotate_file_done(const char *path, void *arg)
 {
 	struct postrotate *pr = arg;
-	char *copy = strdup(path);
+	char *copy = strdup(path), **q;
 
-	if (pr->queued == pr->cap) {
-		size_t cap = pr->cap ? 2 * pr->cap : 16;
-		char **q = realloc(pr->queue, cap * sizeof(*q));
-
-		if (!q) {
-			fprintf(stderr, "mgdump: -z %s %s: out of memory\n", pr->command, path);
-			free(copy);
-			return;
-		}
-		pr->queue = q;
-		pr->cap = cap;
+	q = mgdump_grown(pr->queue, &pr->cap, pr->queued + 1, sizeof(*q), SIZE_MAX);
+	if (!q) {
+		fprintf(stderr, "mgdump: -z %s %s: out of memory\n", pr->command, path);
+		free(copy);
+		return;
 	}
+	pr->queue = q;
 	if (!copy) {
 		fprintf(stderr, "mgdump: -z %s %s: out of memory\n", pr->command, path);
 		return;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "dump_output.h"
+#include "grown.h"
 #include "retention.h"
 
 static uint64_t now_s(const struct retention *rt)
@@ -86,6 +87,7 @@ static void forget(struct retention *rt, size_t i)
 
 static int add(struct retention *rt, const char *path, uint64_t done_s, uint64_t bytes)
 {
+	struct retained_file *files;
 	char *copy;
 	size_t i;
 
@@ -97,15 +99,10 @@ static int add(struct retention *rt, const char *path, uint64_t done_s, uint64_t
 		}
 	}
 
-	if (rt->n == rt->cap) {
-		size_t cap = rt->cap ? 2 * rt->cap : 64;
-		struct retained_file *files = realloc(rt->files, cap * sizeof(*files));
-
-		if (!files)
-			return -1;
-		rt->files = files;
-		rt->cap = cap;
-	}
+	files = mgdump_grown(rt->files, &rt->cap, rt->n + 1, sizeof(*files), SIZE_MAX);
+	if (!files)
+		return -1;
+	rt->files = files;
 	copy = strdup(path);
 	if (!copy)
 		return -1;
