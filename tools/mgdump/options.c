@@ -192,7 +192,7 @@ static const struct tool_help mgdump_help = {
 		 "With --index, FILE.idx beside each file says where each tenth of a second\n"
 		 "and each flow is in it, so that mgcap-extract(1) finds a time range and a\n"
 		 "filter's packets reading only the parts of the files that may hold them.\n"
-		 "It costs the writer 64 to 69 instructions a packet (one flow, a thousand\n"
+		 "It costs the writer 64 to 70 instructions a packet (one flow, a thousand\n"
 		 "in turn): 8 to 9 % more than the rest of a 64-byte packet's recording,\n"
 		 "which is why it is asked for.\n"
 		 "\n"
