@@ -329,9 +329,8 @@ static void block_types(const char *path, char *types, size_t cap)
 		fclose(f);
 	}
 	while (off + 12 <= n && t + 1 < cap) {
-		uint32_t type;
+		uint32_t type = pcapng_block_type(data + off);
 
-		memcpy(&type, data + off, 4);
 		types[t++] = type == PCAPNG_SHB_TYPE ? 'S' : type == PCAPNG_IDB_TYPE ? 'I' :
 			     type == PCAPNG_EPB_TYPE ? 'E' : type == PCAPNG_ISB_TYPE ? 's' : '?';
 		off += pcapng_block_len(data + off);

@@ -226,11 +226,10 @@ static int read_header(struct input *in)
 	if (pcapng_block_len(head) < 28 || pcapng_block_len(head) > in->size)
 		return -1;
 	{
-		uint32_t type, magic;
+		uint32_t magic;
 
-		memcpy(&type, head, 4);
 		memcpy(&magic, head + 8, 4);
-		if (type != PCAPNG_SHB_TYPE)
+		if (pcapng_block_type(head) != PCAPNG_SHB_TYPE)
 			return -1;
 		if (magic != PCAPNG_BYTE_ORDER_MAGIC) {
 			fprintf(stderr, "mgcap-extract: %s: pcapng of the other byte order, not "
@@ -240,14 +239,13 @@ static int read_header(struct input *in)
 	}
 	at = pcapng_block_len(head);
 	for (;;) {
-		uint32_t type, len;
+		uint32_t len;
 
 		if (at + 8 > in->size)
 			break;
 		read_fully(in, head, at, 8);
-		memcpy(&type, head, 4);
 		len = pcapng_block_len(head);
-		if (type != PCAPNG_IDB_TYPE)
+		if (pcapng_block_type(head) != PCAPNG_IDB_TYPE)
 			break;
 		if (len < 20 || len > 65536 || at + len > in->size || in->nifs == IFS_MAX) {
 			fprintf(stderr, "mgcap-extract: %s: a bad interface block at byte %" PRIu64 "\n",
@@ -324,15 +322,14 @@ static void judge_blocks(const struct input *in, const uint8_t *buf, size_t len,
 	size_t at = 0;
 
 	while (at + 12 <= len) {
-		uint32_t type, blen = pcapng_block_len(buf + at);
+		uint32_t blen = pcapng_block_len(buf + at);
 
 		if (blen < 12 || blen % 4 || blen > len - at) {
 			fprintf(stderr, "mgcap-extract: %s: a bad block at byte %" PRIu64 "\n", in->path,
 				offset + at);
 			exit(1);
 		}
-		memcpy(&type, buf + at, 4);
-		if (type == PCAPNG_EPB_TYPE) {
+		if (pcapng_block_type(buf + at) == PCAPNG_EPB_TYPE) {
 			const uint8_t *epb = buf + at;
 			uint32_t ifid = pcapng_epb_ifid(epb), caplen = pcapng_epb_caplen(epb);
 			uint64_t ts;

@@ -98,8 +98,10 @@ static int write_all(int fd, const uint8_t *p, size_t len)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n <= 0) {
+			errno = n < 0 ? errno : ENOSPC;
 			return -1;
+		}
 		p += n;
 		len -= (size_t)n;
 	}

@@ -187,7 +187,7 @@ size_t pcapng_whole_blocks(const uint8_t *p, size_t len, size_t max, size_t *cou
 
 int pcapng_idb_read(const uint8_t *p, size_t len, struct pcapng_idb_info *info)
 {
-	uint32_t type, total, snaplen;
+	uint32_t total, snaplen;
 	uint16_t linktype;
 	size_t at = 16;
 
@@ -195,9 +195,8 @@ int pcapng_idb_read(const uint8_t *p, size_t len, struct pcapng_idb_info *info)
 	info->units_per_s = 1000000;
 	if (len < 20)
 		return -1;
-	memcpy(&type, p, 4);
-	memcpy(&total, p + 4, 4);
-	if (type != PCAPNG_IDB_TYPE || total != len || total % 4)
+	total = pcapng_block_len(p);
+	if (pcapng_block_type(p) != PCAPNG_IDB_TYPE || total != len || total % 4)
 		return -1;
 	memcpy(&linktype, p + 8, 2);
 	memcpy(&snaplen, p + 12, 4);

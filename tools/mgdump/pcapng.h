@@ -20,6 +20,15 @@
 #define PCAPNG_ISB_TYPE		0x00000005U
 #define PCAPNG_BYTE_ORDER_MAGIC	0x1A2B3C4DU
 
+/* The type of the block at @p, from its header. */
+static inline uint32_t pcapng_block_type(const uint8_t *p)
+{
+	uint32_t type;
+
+	memcpy(&type, p, sizeof(type));
+	return type;
+}
+
 /* The total length of the block at @p, from its header. */
 static inline uint32_t pcapng_block_len(const uint8_t *p)
 {
