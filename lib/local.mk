@@ -3,6 +3,7 @@
 # is the same under ASan and UBSan, for the sanitized unit tests.
 LIBMGCAP_SRCS = lib/mgcap_reader.c lib/mgcap_reader.h lib/mgcap_source.c lib/mgcap_source.h \
 	lib/mgcap_merge.c lib/mgcap_merge.h lib/mgcap_hwtstamp.c lib/mgcap_hwtstamp.h \
+	lib/mgcap_hwts_record.c lib/mgcap_hwts_record.h \
 	lib/mgcap_nl.c lib/mgcap_nl.h \
 	lib/mgcap_clock.c lib/mgcap_clock.h lib/mgcap_phc.c lib/mgcap_phc.h \
 	lib/mgcap_adapter.c lib/mgcap_adapter.h lib/options.c lib/options.h \

@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <linux/sockios.h>
 
 #include "mgcap_hwtstamp.h"
+#include "mgcap_hwts_record.h"
 #include "mgcap_nl.h"
 
 static int dev_ioctl(const char *dev, unsigned long req, void *data)
@@ -102,111 +100,31 @@ static int current_config(const char *dev, struct hwtstamp_config *cfg)
 	return 0;
 }
 
-static void record_path(char *buf, size_t len, const char *dev)
-{
-	snprintf(buf, len, MGCAP_HWTSTAMP_STATE_DIR "/%s", dev);
-}
-
-/* The state directory's lock, held while a record is read and acted on; -1: none. */
-static int lock_records(void)
-{
-	int fd;
-
-	/*
-	 * The packages make the directory writable by the group mgcap
-	 * (tmpfiles.d), for its members' captures with CAP_NET_ADMIN but no
-	 * root; the lock file of another member is locked read-only.
-	 */
-	(void)mkdir("/run/mgcap", 0755);
-	(void)mkdir(MGCAP_HWTSTAMP_STATE_DIR, 0755);
-	fd = open(MGCAP_HWTSTAMP_STATE_DIR "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0664);
-	if (fd < 0 && errno == EACCES)
-		fd = open(MGCAP_HWTSTAMP_STATE_DIR "/.lock", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-/* Lets the lock go, keeping errno for the caller: @ret. */
-static int unlock_records(int fd, int ret)
-{
-	int saved = errno;
-
-	if (fd >= 0)
-		close(fd);
-	errno = saved;
-	return ret;
-}
-
-/* @dev's record: 1 with @c, 0 when there is none (or it is unreadable). */
-static int read_record(const char *dev, struct mgcap_hwts_claim *c)
-{
-	char path[64 + IF_NAMESIZE];
-	FILE *f;
-	int n;
-
-	record_path(path, sizeof(path), dev);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	memset(c, 0, sizeof(*c));
-	n = fscanf(f, "%d %d %d %d %d %d %d", &c->found.flags, &c->found.tx_type,
-		   &c->found.rx_filter, &c->made.flags, &c->made.tx_type, &c->made.rx_filter,
-		   &c->owner);
-	fclose(f);
-	c->taken = c->recorded = n == 7;
-	return n == 7;
-}
-
-static int write_record(const char *dev, const struct mgcap_hwts_claim *c)
-{
-	char path[64 + IF_NAMESIZE], tmp[80 + IF_NAMESIZE];
-	FILE *f;
-
-	record_path(path, sizeof(path), dev);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		return -1;
-	fprintf(f, "%d %d %d %d %d %d %d\n", c->found.flags, c->found.tx_type, c->found.rx_filter,
-		c->made.flags, c->made.tx_type, c->made.rx_filter, c->owner);
-	if (fclose(f) || rename(tmp, path)) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
-static void drop_record(const char *dev)
-{
-	char path[64 + IF_NAMESIZE];
-
-	record_path(path, sizeof(path), dev);
-	(void)unlink(path);
-}
-
 int mgcap_hwts_take(const char *dev, int owner, struct mgcap_hwts_claim *c)
 {
 	struct hwtstamp_config now, cfg;
-	int lock = lock_records(), ret = 0;
+	int dir = mgcap_hwts_records_lock(MGCAP_HWTSTAMP_STATE_DIR), dir_errno = errno;
+	int ret = 0, kind;
+	uid_t writer;
 
 	memset(c, 0, sizeof(*c));
 	if (current_config(dev, &now) < 0) {
 		ret = -1;
 		goto out;
 	}
+	kind = mgcap_hwts_record_read(dir, dev, c, &writer);
 	/* mgcap's take stands while the setting is still the one it made */
-	if (read_record(dev, c) && same_config(&now, &c->made)) {
+	if (kind == MGCAP_HWTS_RECORD_TRUSTED && same_config(&now, &c->made)) {
 		/* the user's `on` outlives the readers */
 		if (owner == MGCAP_HWTS_USER && c->owner != MGCAP_HWTS_USER) {
 			c->owner = MGCAP_HWTS_USER;
-			c->recorded = write_record(dev, c) == 0;
+			c->recorded = mgcap_hwts_record_write(dir, dev, c) == 0;
 		}
 		goto out;
 	}
-	drop_record(dev);
+	/* one of ours that no longer holds; another user's is theirs to keep */
+	if (kind == MGCAP_HWTS_RECORD_TRUSTED)
+		mgcap_hwts_record_drop(dir, dev);
 	memset(c, 0, sizeof(*c));
 	c->owner = owner;
 	c->found = c->made = now;
@@ -220,9 +138,12 @@ int mgcap_hwts_take(const char *dev, int owner, struct mgcap_hwts_claim *c)
 	}
 	c->made = cfg;
 	c->taken = 1;
-	c->recorded = lock >= 0 && write_record(dev, c) == 0;
+	if (dir < 0)
+		errno = dir_errno;	/* for the caller to say why it holds the take alone */
+	else
+		c->recorded = mgcap_hwts_record_write(dir, dev, c) == 0;
 out:
-	return unlock_records(lock, ret);
+	return mgcap_hwts_records_unlock(dir, ret);
 }
 
 /* Whether any mgcap reader reads @dev now (a capture without readers has none). */
@@ -255,7 +176,8 @@ int mgcap_hwts_readers_gone(const char *dev, const struct mgcap_hwts_claim *c)
 {
 	struct mgcap_hwts_claim rec;
 	struct hwtstamp_config now;
-	int lock, ret = 0;
+	int dir, ret = 0;
+	uid_t writer;
 
 	if (!c->taken)
 		return 0;
@@ -263,13 +185,14 @@ int mgcap_hwts_readers_gone(const char *dev, const struct mgcap_hwts_claim *c)
 	 * Readers counted under the lock: one opening its rings now takes the
 	 * lock after them (mgcap_hwts_take()), and finds our record standing.
 	 */
-	lock = lock_records();
+	dir = mgcap_hwts_records_lock(MGCAP_HWTSTAMP_STATE_DIR);
 	if (has_readers(dev))
 		goto out;
 	if (!c->recorded) {
 		rec = *c;		/* held by this reader alone */
-	} else if (!read_record(dev, &rec) || rec.owner != MGCAP_HWTS_READERS) {
-		goto out;		/* given back already, or the user's */
+	} else if (mgcap_hwts_record_read(dir, dev, &rec, &writer) != MGCAP_HWTS_RECORD_TRUSTED ||
+		   rec.owner != MGCAP_HWTS_READERS) {
+		goto out;		/* given back already, the user's, or not ours to act on */
 	}
 	if (current_config(dev, &now) < 0) {
 		ret = -1;
@@ -280,27 +203,32 @@ int mgcap_hwts_readers_gone(const char *dev, const struct mgcap_hwts_claim *c)
 		ret = give_back(dev, &rec, &now);
 	/* kept where the give-back failed: mgcap hwtstamp DEV restore tries again */
 	if (rec.recorded && ret >= 0)
-		drop_record(dev);
+		mgcap_hwts_record_drop(dir, dev);
 out:
-	return unlock_records(lock, ret);
+	return mgcap_hwts_records_unlock(dir, ret);
 }
 
-int mgcap_hwts_restore(const char *dev, struct hwtstamp_config *found)
+int mgcap_hwts_restore(const char *dev, struct hwtstamp_config *found, uid_t *writer)
 {
 	struct mgcap_hwts_claim rec;
 	struct hwtstamp_config now;
-	int lock = lock_records(), ret = 0;
+	int dir = mgcap_hwts_records_lock(MGCAP_HWTSTAMP_STATE_DIR), ret = 0, kind;
 
-	if (!read_record(dev, &rec))
+	kind = mgcap_hwts_record_read(dir, dev, &rec, writer);
+	if (kind == MGCAP_HWTS_RECORD_NONE)
 		goto out;
 	*found = rec.found;
+	if (kind == MGCAP_HWTS_RECORD_FOREIGN) {
+		ret = MGCAP_HWTS_RESTORE_FOREIGN;
+		goto out;
+	}
 	if (current_config(dev, &now) < 0) {
 		ret = -1;
 		goto out;
 	}
 	ret = give_back(dev, &rec, &now);
 	if (ret > 0)
-		drop_record(dev);
+		mgcap_hwts_record_drop(dir, dev);
 out:
-	return unlock_records(lock, ret);
+	return mgcap_hwts_records_unlock(dir, ret);
 }

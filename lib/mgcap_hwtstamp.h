@@ -7,6 +7,7 @@
 #ifndef MGCAP_HWTSTAMP_LIB_H
 #define MGCAP_HWTSTAMP_LIB_H
 
+#include <sys/types.h>
 #include <linux/ethtool.h>
 #include <linux/net_tstamp.h>
 
@@ -34,6 +35,13 @@ const char *mgcap_rx_filter_name(int filter);
  * the one it made: once someone else changed it (a PTP daemon turning TX
  * stamping on), it is theirs.  The user's `restore` gives back the receive
  * filter found, keeping what others set since.
+ *
+ * A record is acted on only by root or by the user who wrote it, and only
+ * root's by everyone (mgcap_hwts_record.h): the directory is the group
+ * mgcap's, so a member could have written any record, and root must not
+ * put a receive filter a member chose onto a NIC.  A take by a member that
+ * root finds stays as it is, for its writer or for an administrator to
+ * give back (`restore` shows what it says).
  */
 #define MGCAP_HWTSTAMP_STATE_DIR "/run/mgcap/hwtstamp"
 
@@ -70,8 +78,11 @@ int mgcap_hwts_readers_gone(const char *dev, const struct mgcap_hwts_claim *c);
 
 /*
  * The user's give-back: @found gets what is put back.  1 if it went back,
- * 0 if there is no record (nothing to restore), -1 with errno.
+ * 0 if there is no record (nothing to restore), -1 with errno, or
+ * MGCAP_HWTS_RESTORE_FOREIGN: the record is user *@writer's, not the
+ * caller's or root's, and nothing was done (@found: what it says).
  */
-int mgcap_hwts_restore(const char *dev, struct hwtstamp_config *found);
+#define MGCAP_HWTS_RESTORE_FOREIGN	2
+int mgcap_hwts_restore(const char *dev, struct hwtstamp_config *found, uid_t *writer);
 
 #endif /* MGCAP_HWTSTAMP_LIB_H */

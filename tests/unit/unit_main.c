@@ -36,6 +36,7 @@ int main(void)
 	register_options_tests();
 	register_clock_tests();
 	register_adapter_tests();
+	register_hwts_record_tests();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

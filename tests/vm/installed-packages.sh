@@ -178,10 +178,12 @@ t_adapter_stamps_as_a_user_in_the_capture_group() {
 	# stamping stays on for the second.  dumpcap gives up its capabilities
 	# once its source is open, so neither can put the setting back at its
 	# end; what it was stays recorded, in a directory the packages made the
-	# group's (systemd-tmpfiles makes it at boot, which the VM has without
-	# systemd), for root's "mgcap hwtstamp DEV restore".
+	# group's, sticky (systemd-tmpfiles makes it at boot, which the VM has
+	# without systemd).  Root's "mgcap hwtstamp DEV restore" shows what a
+	# member's record says and acts on it no more than on any a member
+	# could have written by hand.
 	systemd-tmpfiles --create mgcap.conf || bad "systemd-tmpfiles --create mgcap.conf"
-	[ "$(stat -c '%a %G' /run/mgcap/hwtstamp)" = "2770 mgcap" ] ||
+	[ "$(stat -c '%a %G' /run/mgcap/hwtstamp)" = "3770 mgcap" ] ||
 		bad "/run/mgcap/hwtstamp: $(stat -c '%a %G' /run/mgcap/hwtstamp)"
 	$MGCAP hwtstamp mgt0 off >/dev/null || return 1
 	for c in first:200 second:2000; do
@@ -195,8 +197,17 @@ t_adapter_stamps_as_a_user_in_the_capture_group() {
 		bad "the first capture took the second's stamping: $($MGCAP hwtstamp mgt0 show)"
 	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_end second >/dev/null || bad "the second dumpcap failed: $(cat "$TMP/second")"
+	out=$($MGCAP hwtstamp mgt0 restore 2>&1) && bad "root acted on a member's record: $out"
+	echo "$out" | grep -q "written by nobody, not by root or you: not restored (it says receive filter none" ||
+		bad "no word of the setting the group's captures found: $out"
+	$MGCAP hwtstamp mgt0 show | grep -q "current receive filter: all" ||
+		bad "restore changed the setting: $($MGCAP hwtstamp mgt0 show)"
+	# a member cannot take root's record away, nor write in root's place
+	$MGCAP hwtstamp mgt0 off >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
+	as_user mgcap sh -c 'rm -f /run/mgcap/hwtstamp/mgt0; echo 0 0 9 0 0 1 1 >/run/mgcap/hwtstamp/mgt0' \
+		2>/dev/null && bad "a member replaced root's record"
 	$MGCAP hwtstamp mgt0 restore | grep -q "receive filter none restored" ||
-		bad "no record of the setting the group's captures found: $($MGCAP hwtstamp mgt0 show)"
+		bad "root's record lost: $($MGCAP hwtstamp mgt0 show)"
 
 	# what the node lets the group do: read, never set (EACCES from the kernel)
 	as_user wireshark,mgcap python3 -c '

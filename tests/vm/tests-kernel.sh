@@ -24,6 +24,7 @@ ALL_TESTS="
 	t_ifname_failed_load_leaves_no_capture
 	t_tools_report_errors
 	t_hwtstamp_control
+	t_hwtstamp_records_planted_by_a_member
 	t_bad_chardev_input
 	t_bad_netlink_input
 	t_start_and_set_succeed_beyond_one_reply
@@ -422,6 +423,47 @@ t_hwtstamp_control() {
 	out=$($MGCAP hwtstamp nostamp0 on 2>&1) && bad "on for a NIC without stamping"
 	say "$out"
 	ip link del nostamp0
+	return 0
+}
+
+# What a member of group mgcap (here nobody, uid 65534) can leave in the
+# records' directory, which the packages make the group's: links where root
+# writes, and a record saying a receive filter the member chose was there.
+# Root follows none of it and acts on no record but its own.
+t_hwtstamp_records_planted_by_a_member() {
+	setup 1 || return 1
+	dir=/run/mgcap/hwtstamp
+	$MGCAP hwtstamp mgt0 show >/dev/null || return 1
+	mkdir -p $dir && rm -f $dir/mgt0 $dir/mgt0.tmp $dir/.lock || return 1
+	echo "root's file" >"$TMP/victim"
+	for name in mgt0.tmp .lock; do
+		ln -s "$TMP/victim" $dir/$name && chown -h 65534 $dir/$name || return 1
+	done
+	ln -s "$TMP/created" $dir/.mgcap-new || return 1
+	$MGCAP hwtstamp mgt0 on | grep -q "receive filter all (was none)" || bad "on"
+	[ "$(cat "$TMP/victim")" = "root's file" ] || bad "a planted link was followed: $(cat "$TMP/victim")"
+	[ -e "$TMP/created" ] && bad "root created a file where a planted link pointed"
+	[ -f $dir/mgt0 ] && [ ! -L $dir/mgt0 ] && [ "$(stat -c %u $dir/mgt0)" = 0 ] ||
+		bad "root's record: $(ls -l $dir)"
+	# the NIC stamps every frame for someone else (a PTP daemon on a driver
+	# that grants ALL); the member claims mgcap found it off
+	rm -f $dir/mgt0
+	printf '0 0 0 0 0 1 0\n' >$dir/mgt0 && chown 65534 $dir/mgt0 || return 1
+	out=$($MGCAP hwtstamp mgt0 restore 2>&1) && bad "a member's record restored: $out"
+	echo "$out" | grep -q "written by nobody, not by root or you: not restored (it says receive filter none" ||
+		bad "restore of a member's record: $out"
+	say "$out"
+	$MGCAP hwtstamp mgt0 show | grep -q "current receive filter: all" ||
+		bad "a member's record was acted on: $($MGCAP hwtstamp mgt0 show)"
+	# a reader that takes the stamping finds it taken by someone else: it
+	# leaves it as it is when it goes, whatever the record says
+	start_tcpdump adapter -i mgcap:mgt0 -j adapter -c 100 -w "$TMP/a.pcap" || return 1
+	echo "all 100" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_end adapter >/dev/null || bad "tcpdump -j adapter failed: $(cat "$TMP/adapter")"
+	$MGCAP hwtstamp mgt0 show | grep -q "current receive filter: all" ||
+		bad "a reader gave back what a member's record said"
+	[ "$(stat -c %u $dir/mgt0)" = 65534 ] || bad "the member's record was taken away"
+	rm -f $dir/mgt0 $dir/mgt0.tmp $dir/.lock $dir/.mgcap-new
 	return 0
 }
 

@@ -7,8 +7,10 @@
  * one, depends on its own filter).
  */
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "hwtstamp.h"
 #include "mgcap_hwtstamp.h"
@@ -110,11 +112,33 @@ static int switch_on(const char *dev)
 	return 0;
 }
 
+/* The name of user @uid, or its number. */
+static const char *user_name(uid_t uid, char *buf, size_t len)
+{
+	struct passwd pw, *found = NULL;
+	char pwbuf[1024];
+
+	if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &found) == 0 && found)
+		snprintf(buf, len, "%s", found->pw_name);
+	else
+		snprintf(buf, len, "uid %u", (unsigned int)uid);
+	return buf;
+}
+
 static int restore(const char *dev)
 {
 	struct hwtstamp_config found;
-	int ret = mgcap_hwts_restore(dev, &found);
+	char who[64];
+	uid_t writer;
+	int ret = mgcap_hwts_restore(dev, &found, &writer);
 
+	if (ret == MGCAP_HWTS_RESTORE_FOREIGN) {
+		fprintf(stderr, "mgcap: %s: the saved setting was written by %s, not by root or you: "
+			"not restored (it says receive filter %s was there; "
+			"`mgcap hwtstamp %s off` turns receive stamping off)\n", dev,
+			user_name(writer, who, sizeof(who)), mgcap_rx_filter_name(found.rx_filter), dev);
+		return 1;
+	}
 	if (ret == 0) {
 		fprintf(stderr, "mgcap: %s: no saved setting to restore (see `mgcap hwtstamp %s on`)\n",
 			dev, dev);
