@@ -15,6 +15,7 @@
 #endif
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,30 @@ static int all_detached(const struct pcap_mgcap *pm)
 		if (!mgcap_reader_detached(&pm->queues[i].r))
 			return 0;
 	return 1;
+}
+
+/*
+ * Whether a ring's reading ended at a record that does not fit it (a
+ * reader of the ring wrote it): the error said in errbuf.
+ */
+static int corrupt_ring(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	uint64_t at;
+	size_t i;
+
+	for (i = 0; i < pm->merge.n; i++) {
+		const struct mgcap_reader *r = &pm->queues[i].r;
+
+		if (mgcap_reader_corrupt(r, &at)) {
+			snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+				 "%s: the ring of %s queue %u is corrupt at index %" PRIu64
+				 " (a record or index no kernel wrote): reading ends",
+				 p->opt.device, r->info.ifname, r->info.queue, at);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* The second a stamp falls in, remembered: stamps mostly share it with the last one. */
@@ -110,7 +135,7 @@ int deliver_one_queue(pcap_t *p, int max, int nano, int adapter, pcap_handler cb
 
 	while ((len = mgcap_reader_stretch(r, &start)) != 0) {
 		const uint8_t *cur = start, *end = start + len;
-		int stop = 0;
+		int stop = 0, corrupt = 0;
 
 		/* records lie back to back up to end; padding ends the stretch */
 		while (end - cur >= (ptrdiff_t)sizeof(struct mgcap_rec)) {
@@ -118,6 +143,10 @@ int deliver_one_queue(pcap_t *p, int max, int nano, int adapter, pcap_handler cb
 
 			if (rec->flags & MGCAP_REC_F_PAD)
 				break;
+			if (!mgcap_rec_fits(rec, (uint64_t)(end - cur))) {
+				stop = corrupt = 1;
+				break;
+			}
 			/* the callbacks of the records before this one have returned */
 			if (!--until_release) {
 				mgcap_reader_release_to(r, r->tail + (uint64_t)(cur - start));
@@ -131,6 +160,8 @@ int deliver_one_queue(pcap_t *p, int max, int nano, int adapter, pcap_handler cb
 				break;
 		}
 		mgcap_reader_advance(r, stop ? (uint64_t)(cur - start) : len);
+		if (corrupt)
+			mgcap_reader_set_corrupt(r, r->tail);
 		if (stop)
 			break;
 	}
@@ -255,6 +286,8 @@ int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 				 "%s: the capture was stopped", p->opt.device);
 			return PCAP_ERROR;
 		}
+		if (corrupt_ring(p))
+			return PCAP_ERROR;
 		/*
 		 * Nothing was delivered by this call, so whatever it read the
 		 * filter rejected: its space goes back now, or its ring would

@@ -165,7 +165,7 @@ void mgcap_ring_get_stats(struct mgcap_ring *ring, struct mgcap_queue_stats *st)
 void mgcap_ring_reset_reader_settings(struct mgcap_ring *ring);
 bool mgcap_ring_poll_readable(struct mgcap_ring *ring);
 bool mgcap_ring_has_flag(const struct mgcap_ring *ring, u32 flag);
-void mgcap_ring_clear_reader_state(struct mgcap_ring *ring);
+void mgcap_ring_reader_gone(struct mgcap_ring *ring);
 
 /* reader.c */
 extern unsigned int mgcap_max_readers;

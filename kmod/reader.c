@@ -4,9 +4,10 @@
  *
  * The first reader of a queue reads the capture's own ring, which keeps
  * filling while nobody reads it, so a recorder that restarts finds what
- * arrived meanwhile.  Each further reader gets a ring of its own for as long
- * as it has the queue open, listed on the capture's ring, and the receive
- * hook copies each frame into every listed ring too.  A reader that falls
+ * arrived meanwhile (and nothing its last reader left: ring.c).  Each
+ * further reader gets a ring of its own for as long as it has the queue
+ * open, listed on the capture's ring, and the receive hook copies each
+ * frame into every listed ring too.  A reader that falls
  * behind thus fills and drops only in its own ring; one reader costs what it
  * did before there could be several, each further one a copy.
  */
@@ -89,7 +90,6 @@ struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring)
 			kref_get(&ring->autostop->ref);
 		}
 		if (!ring->first_reader) {
-			mgcap_ring_clear_reader_state(ring);
 			ring->first_reader = true;
 			mine = ring;
 			break;
@@ -142,6 +142,7 @@ void mgcap_reader_close(struct mgcap_ring *mine)
 		mgcap_ring_reset_reader_settings(ring);
 		put_pid(ring->reader_pid);
 		ring->reader_pid = NULL;
+		mgcap_ring_reader_gone(ring);
 		ring->first_reader = false;
 	} else {
 		list_del_rcu(&mine->reader_node);

@@ -65,6 +65,26 @@ static void mgcap_ring_uncharge(u64 size)
 	atomic64_sub(size, &mgcap_ring_bytes);
 }
 
+/*
+ * The control page as the kernel vouches for it: its layout, flags and
+ * indices from the kernel's own copies, nothing unread.  Under the ring
+ * lock, or before anyone can see the ring.
+ */
+static void mgcap_ring_write_ctrl(struct mgcap_ring *ring)
+{
+	struct mgcap_ring_ctrl *ctrl = ring->ctrl;
+
+	memset(ctrl, 0, sizeof(*ctrl));
+	ctrl->magic = MGCAP_RING_MAGIC;
+	ctrl->version = MGCAP_RING_VERSION;
+	ctrl->flags = ring->flags;
+	ctrl->queue = ring->queue;
+	ctrl->data_offset = PAGE_SIZE;
+	ctrl->data_size = ring->mask + 1;
+	ctrl->producer = ring->head;
+	ctrl->consumer = ring->head;
+}
+
 struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
 {
 	struct mgcap_ring *ring;
@@ -102,12 +122,7 @@ struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
 	hrtimer_init(&ring->wake_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	ring->wake_timer.function = mgcap_ring_wake_timer;
 	mgcap_ring_reset_reader_settings(ring);
-
-	ring->ctrl->magic = MGCAP_RING_MAGIC;
-	ring->ctrl->version = MGCAP_RING_VERSION;
-	ring->ctrl->queue = queue;
-	ring->ctrl->data_offset = PAGE_SIZE;
-	ring->ctrl->data_size = data_size;
+	mgcap_ring_write_ctrl(ring);
 	return ring;
 
 err_free:
@@ -158,13 +173,22 @@ bool mgcap_ring_has_flag(const struct mgcap_ring *ring, u32 flag)
 	return READ_ONCE(ring->flags) & flag;
 }
 
-/* A new reader of the capture's own ring starts without the last one's error and counts. */
-void mgcap_ring_clear_reader_state(struct mgcap_ring *ring)
+/*
+ * The reader of the capture's own ring has gone, and with its last close
+ * its last mapping: nobody can write the ring until the next reader maps
+ * it.  The next one must not parse what this one left: an index it put
+ * anywhere, records it rewrote.  So the kernel takes the control page back
+ * (its layout, flags and producer index from its own copies, without the
+ * reader's error and counts) and gives what was unread back to the ring:
+ * the next reader starts where this one left the ring, at a record the
+ * kernel wrote, and reads what arrived since, which nobody could touch.
+ */
+void mgcap_ring_reader_gone(struct mgcap_ring *ring)
 {
 	spin_lock_bh(&ring->lock);
 	mgcap_ring_change_flags(ring, 0, MGCAP_RING_F_BAD_CONSUMER);
+	mgcap_ring_write_ctrl(ring);
 	spin_unlock_bh(&ring->lock);
-	WRITE_ONCE(ring->ctrl->out_of_order, 0);
 }
 
 /* The capture stopped: no producer runs any more (RCU grace period passed). */
@@ -336,7 +360,7 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 	spin_lock(&ring->lock);
 	/* under the lock: no record published after MGCAP_IOC_SET_SNAPLEN is longer */
 	caplen = min(wirelen, ring->snaplen);
-	rec_len = MGCAP_REC_LEN(caplen) + (flags & MGCAP_REC_F_SWTSTAMP ? sizeof(u64) : 0);
+	rec_len = mgcap_rec_len(caplen, flags);
 	head = ring->head;
 	/* pairs with the reader's release store: it is done with those bytes */
 	tail = smp_load_acquire(&ring->ctrl->consumer);

@@ -37,11 +37,12 @@ int mgcap_reader_attach(struct mgcap_reader *r, void *map, size_t map_size,
 	r->ctrl = ctrl;
 	r->data = (const uint8_t *)map + ctrl->data_offset;
 	r->data_size = ctrl->data_size;
-	/* go on where the previous reader stopped */
-	r->tail = __atomic_load_n(&ctrl->consumer, __ATOMIC_ACQUIRE);
-	r->head = r->tail;
+	/*
+	 * Where the kernel put the consumer index: at the last reader's close,
+	 * past what it left unread (a synthetic ring: where its reader stopped)
+	 */
 	r->producer = &ctrl->producer;
-	r->gate = r->tail;
+	mgcap_reader_seek(r, __atomic_load_n(&ctrl->consumer, __ATOMIC_ACQUIRE));
 	return 0;
 }
 

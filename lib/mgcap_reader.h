@@ -4,6 +4,11 @@
  *
  * mgcap_reader_next() hands out records straight from the mapping; they stay
  * valid until mgcap_reader_release() gives their bytes back to the kernel.
+ *
+ * The mapping is writable, and a record's lengths are believed only once
+ * they fit the ring: a record that does not (which the kernel never writes:
+ * a reader of this ring wrote it, or an index it gave back was a lie) ends
+ * the reading, and mgcap_reader_corrupt() then says where.
  */
 #ifndef MGCAP_READER_H
 #define MGCAP_READER_H
@@ -24,6 +29,9 @@ struct mgcap_reader {
 	/* where the producer index is read: &ctrl->producer, or &gate */
 	const __u64 *producer;
 	__u64 gate;
+	/* ring index of a record that does not fit, or of an impossible index; 0: none */
+	uint64_t corrupt_at;
+	int corrupt;
 	struct mgcap_queue_info info;
 };
 
@@ -39,25 +47,74 @@ int mgcap_reader_attach(struct mgcap_reader *r, void *map, size_t map_size,
 int mgcap_reader_open(struct mgcap_reader *r, const char *path, char *err, size_t errlen);
 void mgcap_reader_close(struct mgcap_reader *r);
 
-/* The next record, or NULL when none is ready. */
+/*
+ * Whether @rec, with @room bytes from it to the producer index or the end
+ * of the data area (whichever comes first), is a record as the kernel
+ * writes them: its rec_len what its caplen and flags make (computed wide:
+ * no caplen wraps it), and within @room.
+ */
+static inline int mgcap_rec_fits(const struct mgcap_rec *rec, uint64_t room)
+{
+	uint64_t len = ((uint64_t)rec->caplen + sizeof(*rec) + MGCAP_REC_ALIGN - 1) &
+		       ~(uint64_t)(MGCAP_REC_ALIGN - 1);
+
+	if (rec->flags & MGCAP_REC_F_SWTSTAMP)
+		len += sizeof(uint64_t);
+	return rec->rec_len == len && len <= room;
+}
+
+/*
+ * Reading ends at ring index @at: nothing more is handed out (the caller
+ * learns it from mgcap_reader_corrupt()).  Always NULL, for the caller to
+ * return.
+ */
+static inline const struct mgcap_rec *mgcap_reader_set_corrupt(struct mgcap_reader *r,
+							       uint64_t at)
+{
+	r->corrupt = 1;
+	r->corrupt_at = at;
+	r->head = r->tail;	/* every look then goes through the producer's path */
+	return NULL;
+}
+
+/* Whether reading ended at a record that does not fit (@at: where), or an impossible index. */
+static inline int mgcap_reader_corrupt(const struct mgcap_reader *r, uint64_t *at)
+{
+	if (r->corrupt && at)
+		*at = r->corrupt_at;
+	return r->corrupt;
+}
+
+/* The next record, or NULL when none is ready (or reading ended: see above). */
 static inline const struct mgcap_rec *mgcap_reader_next(struct mgcap_reader *r)
 {
 	for (;;) {
 		const struct mgcap_rec *rec;
-		uint64_t skip;
+		uint64_t skip, unread, pos, room;
 
 		if (r->tail == r->head) {
+			if (r->corrupt)
+				return NULL;
 			/* pairs with the kernel's release store of producer */
 			r->head = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
 			if (r->tail == r->head)
 				return NULL;
 		}
+		unread = r->head - r->tail;
+		if (unread > r->data_size)
+			return mgcap_reader_set_corrupt(r, r->tail);
 		skip = mgcap_ring_skip_at(r->tail, r->data_size, r->data);
 		if (skip) {
+			if (skip > unread)
+				return mgcap_reader_set_corrupt(r, r->tail);
 			r->tail += skip;
 			continue;
 		}
-		rec = (const struct mgcap_rec *)(r->data + (r->tail & (r->data_size - 1)));
+		pos = r->tail & (r->data_size - 1);
+		room = r->data_size - pos;
+		rec = (const struct mgcap_rec *)(r->data + pos);
+		if (!mgcap_rec_fits(rec, unread < room ? unread : room))
+			return mgcap_reader_set_corrupt(r, r->tail);
 		r->tail += rec->rec_len;
 		return rec;
 	}
@@ -69,13 +126,17 @@ static inline const struct mgcap_rec *mgcap_reader_next(struct mgcap_reader *r)
  * Its bytes, or 0 when nothing is unread.  Padding at the end of the data
  * area lies within it: a record with MGCAP_REC_F_PAD, or fewer bytes than a
  * record header.  Walking it (record by record, rec_len apart) is the
- * caller's; mgcap_reader_advance() then moves the tail past what it took.
+ * caller's, each record judged by mgcap_rec_fits() against the bytes left
+ * in the stretch (one that does not fit: mgcap_reader_set_corrupt());
+ * mgcap_reader_advance() then moves the tail past what it took.
  */
 static inline uint64_t mgcap_reader_stretch(struct mgcap_reader *r, const uint8_t **first)
 {
 	uint64_t pos, room, unread;
 
 	if (r->tail == r->head) {
+		if (r->corrupt)
+			return 0;
 		/* pairs with the kernel's release store of producer */
 		r->head = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
 		if (r->tail == r->head)
@@ -84,6 +145,10 @@ static inline uint64_t mgcap_reader_stretch(struct mgcap_reader *r, const uint8_
 	pos = r->tail & (r->data_size - 1);
 	room = r->data_size - pos;
 	unread = r->head - r->tail;
+	if (unread > r->data_size) {
+		mgcap_reader_set_corrupt(r, r->tail);
+		return 0;
+	}
 	*first = r->data + pos;
 	return unread < room ? unread : room;
 }
@@ -105,12 +170,26 @@ static inline void mgcap_reader_release(struct mgcap_reader *r)
 	__atomic_store_n(&r->ctrl->consumer, r->tail, __ATOMIC_RELEASE);
 }
 
+/*
+ * Reading goes on at ring index @pos (nothing unread before the next look
+ * at the producer index): where a record starts, so a multiple of
+ * MGCAP_REC_ALIGN, or reading ends there.
+ */
+static inline void mgcap_reader_seek(struct mgcap_reader *r, uint64_t pos)
+{
+	r->tail = pos;
+	r->head = pos;
+	r->gate = pos;
+	r->corrupt = 0;
+	r->corrupt_at = 0;
+	if (pos & (MGCAP_REC_ALIGN - 1))
+		mgcap_reader_set_corrupt(r, pos);
+}
+
 /* Drops everything unread: reading starts with the next record captured. */
 static inline void mgcap_reader_discard(struct mgcap_reader *r)
 {
-	r->head = __atomic_load_n(&r->ctrl->producer, __ATOMIC_ACQUIRE);
-	r->tail = r->head;
-	r->gate = r->head;
+	mgcap_reader_seek(r, __atomic_load_n(&r->ctrl->producer, __ATOMIC_ACQUIRE));
 	mgcap_reader_release(r);
 }
 

@@ -32,6 +32,7 @@ sources() {
 		pkg-config --cflags --libs libnl-genl-3.0 ;;
 	parse)	echo "-I$src/lib -I$src/include/uapi $src/lib/parse.c $src/lib/mgcap_source.c" ;;
 	clock)	echo "-I$src/lib $src/lib/mgcap_clock.c -lm" ;;
+	reader)	echo "-I$src/lib -I$src/include/uapi $src/lib/mgcap_reader.c" ;;
 	*)	return 1 ;;
 	esac
 }

@@ -2,7 +2,7 @@
 """The fuzz targets' first inputs, each the shape a target's parser meets in
 use, written to tests/fuzz/corpus/NAME/seed-*: a reply of the mgcap family,
 a clock's samples with a step, the strings users type, an ERSPAN packet of
-each type, pcapng writer calls, an index of mgdump's.  The fuzzers grow the corpus from them
+each type, pcapng writer calls, an index of mgdump's, a ring's data area.  The fuzzers grow the corpus from them
 (tests/fuzz/fuzzers.sh, FUZZ_GROW=1).
     make-seeds.py [CORPUS_DIR]
 """
@@ -118,7 +118,39 @@ def capindex():
     return b"mgcapidx" + struct.pack("=II", 1, 8) + flow(0, 9) + flow(1, 53) + span + end
 
 
+# a ring's record (include/uapi/linux/mgcap.h): rec_len, caplen, wirelen, queue, flags, stamp
+REC_HDR, REC_F_SWTSTAMP, REC_F_PAD = 24, 1 << 2, 1 << 15
+
+
+def ring(sizes, data_size=1024, consumer=0, sw=False):
+    """A data area as the kernel fills it from @consumer: records of
+    @sizes, a pad record where the next would cross the end."""
+    area = bytearray(data_size)
+    head = consumer
+    for n, caplen in enumerate(sizes):
+        rec_len = (REC_HDR + caplen + 7) & ~7
+        flags = 0
+        if sw:
+            rec_len += 8
+            flags |= REC_F_SWTSTAMP
+        pos = head % data_size
+        if rec_len > data_size - pos:
+            if data_size - pos >= REC_HDR:
+                area[pos:pos + REC_HDR] = struct.pack("=IIIHHQ", data_size - pos, 0, 0, 0,
+                                                      REC_F_PAD, 0)
+            head += data_size - pos
+            pos = 0
+        area[pos:pos + REC_HDR] = struct.pack("=IIIHHQ", rec_len, caplen, caplen, 0, flags,
+                                              1000 + n)
+        area[pos + REC_HDR:pos + REC_HDR + caplen] = bytes([n & 0xff]) * caplen
+        head += rec_len
+    return struct.pack("=QQ", consumer, head) + bytes(area)
+
+
 SEEDS = {
+    # a ring read from its start, one that wraps (with a pad record), both stamps
+    "reader": {"start": ring([60, 1514, 0, 200]), "wrap": ring([300] * 5, consumer=896),
+               "both-stamps": ring([64, 128, 7], sw=True)},
     "nl_reply": {"get": reply(2, 1), "many": reply(4, 3),
                  "split": reply(1, 2, total=3) + reply(2, 2, first=1),
                  # a part refused, then the same queue again (a dump reads on)

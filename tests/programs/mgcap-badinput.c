@@ -189,6 +189,67 @@ static void filter_cases(const char *dev, const char *node)
 	}
 }
 
+/*
+ * What the last reader of the capture's ring left for the next one: an
+ * index into a frame's bytes, a producer index of its own, a record it
+ * rewrote, its error flags.  The next first reader must start where the
+ * kernel vouches, at what arrived after the close, every record whole.
+ */
+static void next_reader_cases(const char *dev, const char *node)
+{
+	struct mgcap_reader r;
+	const struct mgcap_rec *rec;
+	struct mgcap_rec *unread;
+	char err[256];
+	unsigned int got = 0, bad = 0;
+	uint64_t at;
+
+	if (mgcap_reader_open(&r, node, err, sizeof(err)) < 0) {
+		check(0, "open for the next reader's cases", err);
+		return;
+	}
+	mgcap_reader_discard(&r);
+	generate(dev, 10);
+	rec = mgcap_reader_next(&r);
+	check(rec != NULL, "a frame to lie about", NULL);
+	if (!rec) {
+		mgcap_reader_close(&r);
+		return;
+	}
+	/* the next record left unread: a length past the ring, a frame of 200,000 bytes */
+	unread = (struct mgcap_rec *)(r.data + (r.tail & (r.data_size - 1)));
+	unread->rec_len = (uint32_t)r.data_size * 4;
+	unread->caplen = 200000;
+	/* the consumer index into the first frame's bytes, the producer far ahead */
+	__atomic_store_n(&r.ctrl->consumer, r.tail - rec->rec_len + sizeof(*rec), __ATOMIC_RELEASE);
+	r.ctrl->producer += 1ULL << 40;
+	r.ctrl->flags = MGCAP_RING_F_DETACHED | MGCAP_RING_F_BAD_CONSUMER;
+	r.ctrl->data_size = 8;
+	r.ctrl->out_of_order = 77;
+	mgcap_reader_close(&r);
+
+	generate(dev, 10);
+	if (mgcap_reader_open(&r, node, err, sizeof(err)) < 0) {
+		check(0, "the next reader opens", err);
+		return;
+	}
+	check(r.ctrl->flags == 0 && r.ctrl->out_of_order == 0 && r.ctrl->data_size == r.data_size,
+	      "the next reader finds the control page as the kernel keeps it", NULL);
+	while ((rec = mgcap_reader_next(&r)) != NULL) {
+		bad += rec->rec_len != mgcap_rec_len(rec->caplen, rec->flags) ||
+		       rec->caplen != rec->wirelen || rec->queue != 0;
+		got++;
+	}
+	check(!mgcap_reader_corrupt(&r, &at), "the next reader reads no record the last one wrote",
+	      NULL);
+	check(got == 10 && bad == 0, "the next reader starts at what arrived after the close, whole",
+	      NULL);
+	if (got != 10 || bad)
+		fprintf(stderr, "  read %u records (%u not whole), want the 10 after the close\n",
+			got, bad);
+	mgcap_reader_close(&r);
+}
+
 static void chardev_cases(const char *dev)
 {
 	struct mgcap_reader r;
@@ -306,6 +367,7 @@ static void chardev_cases(const char *dev)
 	}
 
 	filter_cases(dev, node);
+	next_reader_cases(dev, node);
 
 	ro = open(node, O_RDONLY);
 	if (ro >= 0) {

@@ -36,10 +36,14 @@ static int put(struct synthetic_ring *s, const uint8_t *frame, uint32_t caplen, 
 {
 	uint64_t size = s->ctrl->data_size;
 	uint64_t tail = __atomic_load_n(&s->ctrl->consumer, __ATOMIC_ACQUIRE);
-	uint32_t rec_len = MGCAP_REC_LEN(caplen) + (sw_tstamp_ns ? 8 : 0);
-	uint64_t skip = mgcap_ring_skip_before(s->head, size, rec_len);
+	uint32_t rec_len;
+	uint64_t skip;
 	struct mgcap_rec *rec;
 
+	if (sw_tstamp_ns)
+		flags |= MGCAP_REC_F_SWTSTAMP;
+	rec_len = mgcap_rec_len(caplen, flags);
+	skip = mgcap_ring_skip_before(s->head, size, rec_len);
 	if (s->head - tail + skip + rec_len > size) {
 		s->dropped++;
 		return -1;
@@ -56,7 +60,7 @@ static int put(struct synthetic_ring *s, const uint8_t *frame, uint32_t caplen, 
 	rec->caplen = caplen;
 	rec->wirelen = wirelen;
 	rec->queue = queue;
-	rec->flags = flags | (sw_tstamp_ns ? MGCAP_REC_F_SWTSTAMP : 0);
+	rec->flags = flags;
 	rec->tstamp_ns = tstamp_ns;
 	memcpy(rec->data, frame, caplen);
 	memset(rec->data + caplen, 0, rec_len - sizeof(*rec) - caplen);

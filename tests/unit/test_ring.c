@@ -292,6 +292,126 @@ static void test_gated_reader(void)
 	synthetic_ring_free(&s);
 }
 
+/*
+ * What a reader of the ring (the last one, or this one) may have written: a
+ * record's lengths, an index into a frame's bytes.  Every record handed out
+ * fits the ring; the first that does not ends the reading, there.
+ */
+enum forgery { FORGE_REC_LEN, FORGE_ZERO_LEN, FORGE_CAPLEN, FORGE_SWTSTAMP, FORGE_INTO_PAYLOAD,
+	       FORGE_PRODUCER, FORGE_COUNT };
+
+static void forged_ring_ends_reading(enum forgery how)
+{
+	struct synthetic_ring s;
+	struct mgcap_reader r;
+	struct mgcap_rec fake = { 0 }, *third;
+	uint8_t frame[200];
+	char err[128];
+	const struct mgcap_rec *rec;
+	uint64_t at = 0, expect_at;
+	uint32_t i, got = 0, expect = 2;
+
+	CU_ASSERT_FATAL(synthetic_ring_init(&s, SMALL_RING, 0) == 0);
+	/* a sender's frame shaped like a record header that claims 200,000 bytes */
+	memset(frame, 0x5a, sizeof(frame));
+	fake.caplen = 200000;
+	fake.wirelen = 200000;
+	fake.rec_len = MGCAP_REC_LEN(fake.caplen);
+	memcpy(frame, &fake, sizeof(fake));
+	for (i = 0; i < 4; i++)
+		CU_ASSERT_FATAL(synthetic_ring_put(&s, frame, sizeof(frame), sizeof(frame), 0, 0,
+						   i) == 0);
+	third = (struct mgcap_rec *)(s.data + 2 * MGCAP_REC_LEN(sizeof(frame)));
+	expect_at = 2 * MGCAP_REC_LEN(sizeof(frame));
+	switch (how) {
+	case FORGE_REC_LEN:
+		third->rec_len = SMALL_RING * 64;
+		break;
+	case FORGE_ZERO_LEN:
+		third->rec_len = 0;
+		break;
+	case FORGE_CAPLEN:
+		third->caplen = 100000;
+		break;
+	case FORGE_SWTSTAMP:
+		third->flags |= MGCAP_REC_F_SWTSTAMP;
+		break;
+	case FORGE_INTO_PAYLOAD:
+		/* the reader starts in the first frame's bytes */
+		s.ctrl->consumer = sizeof(struct mgcap_rec);
+		expect = 0;
+		expect_at = sizeof(struct mgcap_rec);
+		break;
+	case FORGE_PRODUCER:
+		s.ctrl->producer = s.head + 2 * SMALL_RING;
+		expect = 0;
+		expect_at = 0;
+		break;
+	default:
+		break;
+	}
+	CU_ASSERT_FATAL(mgcap_reader_attach(&r, s.map, s.map_size, err, sizeof(err)) == 0);
+	/* bounded: a record that does not move the reader on must not hand it out forever */
+	for (i = 0; i < 16 && (rec = mgcap_reader_next(&r)) != NULL; i++) {
+		const uint8_t *data = rec->data;
+		uint64_t sum = 0;
+		uint32_t b;
+
+		/* what a client does with a record: reads its bytes (ASan sees past the ring) */
+		for (b = 0; b < rec->caplen; b++)
+			sum += data[b];
+		CU_ASSERT(sum > 0);
+		CU_ASSERT(data + rec->caplen <= s.data + SMALL_RING);
+		got++;
+	}
+	CU_ASSERT_EQUAL(got, expect);
+	CU_ASSERT(mgcap_reader_corrupt(&r, &at));
+	CU_ASSERT_EQUAL(at, expect_at);
+	/* and stays ended, whatever comes after */
+	mgcap_reader_release(&r);
+	synthetic_ring_put(&s, frame, sizeof(frame), sizeof(frame), 0, 0, 9);
+	CU_ASSERT_PTR_NULL(mgcap_reader_next(&r));
+	synthetic_ring_free(&s);
+}
+
+static void test_forged_records_end_reading(void)
+{
+	int how;
+
+	for (how = 0; how < FORGE_COUNT; how++)
+		forged_ring_ends_reading((enum forgery)how);
+}
+
+/* Honest rings never end a reading: no record the producer writes is refused. */
+static void test_honest_ring_is_not_corrupt(void)
+{
+	struct synthetic_ring s;
+	struct mgcap_reader r;
+	uint8_t frame[1600];
+	char err[128];
+	uint32_t i, len, read = 0, put = 0;
+
+	CU_ASSERT_FATAL(synthetic_ring_init(&s, SMALL_RING, 0) == 0);
+	CU_ASSERT_FATAL(mgcap_reader_attach(&r, s.map, s.map_size, err, sizeof(err)) == 0);
+	memset(frame, 1, sizeof(frame));
+	for (i = 0; i < 20000; i++) {
+		len = (i * 37) % (sizeof(frame) + 1);
+		put += (i % 3 ? synthetic_ring_put(&s, frame, len, len, 0, 0, i) :
+			synthetic_ring_put_both(&s, frame, len, len, 0, 0, i, i + 1)) == 0;
+		if (i % 7 == 0) {
+			while (mgcap_reader_next(&r))
+				read++;
+			mgcap_reader_release(&r);
+		}
+	}
+	while (mgcap_reader_next(&r))
+		read++;
+	CU_ASSERT_EQUAL(read, put);
+	CU_ASSERT(put > 10000);
+	CU_ASSERT_FALSE(mgcap_reader_corrupt(&r, NULL));
+	synthetic_ring_free(&s);
+}
+
 void register_ring_tests(void)
 {
 	static const struct unit_test tests[] = {
@@ -305,6 +425,8 @@ void register_ring_tests(void)
 		{ "full ring keeps unread records", test_full_ring_keeps_unread_records },
 		{ "reader resumes at consumer index", test_reader_resumes_at_consumer },
 		{ "gated reader", test_gated_reader },
+		{ "forged records end the reading", test_forged_records_end_reading },
+		{ "an honest ring is never corrupt", test_honest_ring_is_not_corrupt },
 	};
 
 	ADD_SUITE("ring", tests);

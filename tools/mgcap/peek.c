@@ -77,7 +77,7 @@ void mgcap_peek_format(char *buf, size_t len, const struct mgcap_rec *rec)
 static int peek_queues(struct mgcap_reader *r, size_t n, uint64_t count)
 {
 	struct pollfd pfd[256];
-	uint64_t shown = 0;
+	uint64_t shown = 0, at;
 	char line[256];
 	size_t i;
 	time_t until = time(NULL) + 5;
@@ -99,6 +99,12 @@ static int peek_queues(struct mgcap_reader *r, size_t n, uint64_t count)
 				any = 1;
 			}
 			mgcap_reader_release(&r[i]);
+			if (mgcap_reader_corrupt(&r[i], &at)) {
+				fprintf(stderr, "mgcap: peek: the ring of %s queue %u is corrupt at index %"
+					PRIu64 " (a record or index no kernel wrote)\n",
+					r[i].info.ifname, r[i].info.queue, at);
+				return 1;
+			}
 		}
 		if (!any)
 			poll(pfd, n, 200);

@@ -34,7 +34,10 @@
  * parameter max_readers (MGCAP_READERS_DEFAULT, at most MGCAP_READERS_MAX).
  * The first reads the capture's own ring, which goes on filling while nobody
  * reads it; each further reader gets a ring of its own, of the capture's ring
- * size, from open() until its last close or unmap.  Every reader sees every
+ * size, from open() until its last close or unmap.  What the first reader
+ * left unread at its last close or unmap goes back to the ring, and the
+ * kernel writes the control page anew: the next first reader starts with
+ * what arrived since, which no reader could touch.  Every reader sees every
  * frame, with its own snaplen, stamps, wakeups and counters, and a reader
  * that falls behind fills and drops only in its own ring.  The layout above
  * is the same for both.
@@ -134,6 +137,12 @@ struct mgcap_rec {
  * frame's bytes, at the next 8-byte boundary: the record is 8 bytes longer.
  */
 #define MGCAP_REC_SWTSTAMP_OFF(caplen)	MGCAP_REC_LEN(caplen)
+
+/* A record's rec_len: its frame's @caplen bytes, and its stamp after them by @flags. */
+static inline __u32 mgcap_rec_len(__u32 caplen, __u16 flags)
+{
+	return MGCAP_REC_LEN(caplen) + (flags & MGCAP_REC_F_SWTSTAMP ? sizeof(__u64) : 0);
+}
 
 static inline __u64 mgcap_rec_swtstamp(const struct mgcap_rec *rec)
 {
