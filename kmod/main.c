@@ -15,7 +15,8 @@
 
 static char *ifname;
 module_param(ifname, charp, 0444);
-MODULE_PARM_DESC(ifname, "Comma-separated devices to capture at load (initial namespace)");
+MODULE_PARM_DESC(ifname, "Comma-separated devices to capture at load (initial namespace); "
+		 "a name that is no device fails the load");
 
 static int mgcap_netdev_event(struct notifier_block *nb, unsigned long event, void *ptr)
 {
@@ -35,7 +36,11 @@ static struct notifier_block mgcap_netdev_notifier = {
 	.notifier_call = mgcap_netdev_event,
 };
 
-static int mgcap_start_param_devices(void)
+/*
+ * Calls @fn for each device named in ifname= (the initial namespace), under
+ * RTNL, until it returns an error: that error, or 0.
+ */
+static int mgcap_for_each_param_device(int (*fn)(const char *name, struct net_device *dev))
 {
 	char *names, *cursor, *name;
 	int err = 0;
@@ -45,35 +50,51 @@ static int mgcap_start_param_devices(void)
 	names = kstrdup(ifname, GFP_KERNEL);
 	if (!names)
 		return -ENOMEM;
-
 	rtnl_lock();
 	cursor = names;
-	while (!err && (name = strsep(&cursor, ",")) != NULL) {
-		struct net_device *dev;
-
-		if (!*name)
-			continue;
-		dev = __dev_get_by_name(&init_net, name);
-		if (!dev) {
-			pr_err("mgcap: ifname=%s: no such device\n", name);
-			err = -ENODEV;
-			break;
-		}
-		err = mgcap_capture_start(dev, MGCAP_RING_SIZE_DEFAULT, 0, MGCAP_MODE_MIRROR,
-					  false, NULL);
-		if (err)
-			pr_err("mgcap: ifname=%s: cannot capture (%d)\n", name, err);
-	}
-	/* on an error, mgcap_init() stops what started, once netlink cannot start more */
+	while (!err && (name = strsep(&cursor, ",")) != NULL)
+		if (*name)
+			err = fn(name, __dev_get_by_name(&init_net, name));
 	rtnl_unlock();
 	kfree(names);
 	return err;
 }
 
+static int mgcap_param_device_exists(const char *name, struct net_device *dev)
+{
+	if (dev)
+		return 0;
+	pr_err("mgcap: ifname=%s: no such device\n", name);
+	return -ENODEV;
+}
+
+/* Never an error: the load goes on (see mgcap_init()), and says what it could not do. */
+static int mgcap_param_device_start(const char *name, struct net_device *dev)
+{
+	int err = -ENODEV;
+
+	if (dev)
+		err = mgcap_capture_start(dev, MGCAP_RING_SIZE_DEFAULT, 0, MGCAP_MODE_MIRROR,
+					  false, NULL);
+	if (err)
+		pr_err("mgcap: ifname=%s: cannot capture (%d)\n", name, err);
+	return 0;
+}
+
+/*
+ * Once a queue node exists, the load must not fail: a reader that opened it
+ * would close it after the module's code is gone.  So every way the load
+ * can fail comes first (a name in ifname= that is no device, the netlink
+ * family), and the nodes after, from the captures of ifname= and from
+ * netlink's START, which can come at once.
+ */
 static int __init mgcap_init(void)
 {
 	int err;
 
+	err = mgcap_for_each_param_device(mgcap_param_device_exists);
+	if (err)
+		return err;
 	err = mgcap_readers_init();
 	if (err)
 		return err;
@@ -86,21 +107,10 @@ static int __init mgcap_init(void)
 	err = mgcap_netlink_init();
 	if (err)
 		goto err_notifier;
-	err = mgcap_start_param_devices();
-	if (err)
-		goto err_captures;
+	if (mgcap_for_each_param_device(mgcap_param_device_start))
+		pr_err("mgcap: ifname=: no memory for the names: nothing captured\n");
 	return 0;
 
-err_captures:
-	/*
-	 * As at exit: the family goes first (waiting for a request under way),
-	 * so that no START can put a receive hook in place after the stop,
-	 * for a module about to be freed.
-	 */
-	mgcap_netlink_exit();
-	rtnl_lock();
-	mgcap_capture_stop_all();
-	rtnl_unlock();
 err_notifier:
 	unregister_netdevice_notifier(&mgcap_netdev_notifier);
 err_chardev:
