@@ -37,10 +37,12 @@ static struct notifier_block mgcap_netdev_notifier = {
 };
 
 /*
- * Calls @fn for each device named in ifname= (the initial namespace), under
- * RTNL, until it returns an error: that error, or 0.
+ * The devices named in ifname= (the initial namespace), under RTNL: with
+ * @start, each captured (never an error: what cannot be is logged, and the
+ * load goes on, see mgcap_init()); without, each looked up, -ENODEV for the
+ * first name that is no device.
  */
-static int mgcap_for_each_param_device(int (*fn)(const char *name, struct net_device *dev))
+static int mgcap_param_devices(bool start)
 {
 	char *names, *cursor, *name;
 	int err = 0;
@@ -52,33 +54,28 @@ static int mgcap_for_each_param_device(int (*fn)(const char *name, struct net_de
 		return -ENOMEM;
 	rtnl_lock();
 	cursor = names;
-	while (!err && (name = strsep(&cursor, ",")) != NULL)
-		if (*name)
-			err = fn(name, __dev_get_by_name(&init_net, name));
+	while ((name = strsep(&cursor, ",")) != NULL) {
+		struct net_device *dev;
+		int ret;
+
+		if (!*name)
+			continue;
+		dev = __dev_get_by_name(&init_net, name);
+		if (!start) {
+			if (dev)
+				continue;
+			pr_err("mgcap: ifname=%s: no such device\n", name);
+			err = -ENODEV;
+			break;
+		}
+		ret = dev ? mgcap_capture_start(dev, MGCAP_RING_SIZE_DEFAULT, 0, MGCAP_MODE_MIRROR,
+						false, NULL) : -ENODEV;
+		if (ret)
+			pr_err("mgcap: ifname=%s: cannot capture (%d)\n", name, ret);
+	}
 	rtnl_unlock();
 	kfree(names);
 	return err;
-}
-
-static int mgcap_param_device_exists(const char *name, struct net_device *dev)
-{
-	if (dev)
-		return 0;
-	pr_err("mgcap: ifname=%s: no such device\n", name);
-	return -ENODEV;
-}
-
-/* Never an error: the load goes on (see mgcap_init()), and says what it could not do. */
-static int mgcap_param_device_start(const char *name, struct net_device *dev)
-{
-	int err = -ENODEV;
-
-	if (dev)
-		err = mgcap_capture_start(dev, MGCAP_RING_SIZE_DEFAULT, 0, MGCAP_MODE_MIRROR,
-					  false, NULL);
-	if (err)
-		pr_err("mgcap: ifname=%s: cannot capture (%d)\n", name, err);
-	return 0;
 }
 
 /*
@@ -92,7 +89,7 @@ static int __init mgcap_init(void)
 {
 	int err;
 
-	err = mgcap_for_each_param_device(mgcap_param_device_exists);
+	err = mgcap_param_devices(false);
 	if (err)
 		return err;
 	err = mgcap_readers_init();
@@ -107,7 +104,7 @@ static int __init mgcap_init(void)
 	err = mgcap_netlink_init();
 	if (err)
 		goto err_notifier;
-	if (mgcap_for_each_param_device(mgcap_param_device_start))
+	if (mgcap_param_devices(true))
 		pr_err("mgcap: ifname=: no memory for the names: nothing captured\n");
 	return 0;
 
