@@ -296,13 +296,26 @@ static void mgcap_copy_frame(u8 *dst, const struct sk_buff *skb, u32 mac_len,
 }
 
 /*
- * The NIC's stamp of a received frame.  A driver may keep its own data in
- * the stamp's place instead (tsnep): the stamp then comes from the driver.
+ * A driver may keep its own data in the stamp's place (tsnep): the stamp
+ * then comes from that driver, found by the NAPI instance that received
+ * the frame, as net/socket.c finds it (skb->dev may be a device above it
+ * by now, a VLAN's, without ndo_get_tstamp).  Where that driver cannot be
+ * found the place holds a pointer, never a time: the frame has no stamp.
  */
+static noinline ktime_t mgcap_driver_hwtstamp(struct sk_buff *skb)
+{
+	struct net_device *orig = dev_get_by_napi_id(skb_napi_id(skb));
+
+	if (!orig || !orig->netdev_ops->ndo_get_tstamp)
+		return 0;
+	return orig->netdev_ops->ndo_get_tstamp(orig, skb_hwtstamps(skb), false);
+}
+
+/* The NIC's stamp of a received frame; 0: none. */
 static ktime_t mgcap_skb_hwtstamp(struct sk_buff *skb)
 {
 	if (unlikely(skb_shinfo(skb)->tx_flags & SKBTX_HW_TSTAMP_NETDEV))
-		return netdev_get_tstamp(skb->dev, skb_hwtstamps(skb), false);
+		return mgcap_driver_hwtstamp(skb);
 	return skb_hwtstamps(skb)->hwtstamp;
 }
 

@@ -12,6 +12,9 @@
  *                  simple IMIX in turn (mgt_frame_len())
  *   vlan_tci       0: no tag, else the offloaded TCI
  *   nonlinear      1: payload in a page fragment
+ *   netdev_tstamp  1: a received frame's stamp is the driver's to give
+ *                  (SKBTX_HW_TSTAMP_NETDEV: the stamp's place holds a
+ *                  pointer to it, ndo_get_tstamp reads it), as tsnep does
  *   flows          UDP flows per queue (RPS spread)
  *   generated      frames generated per queue
  *   pending        frames still to generate
@@ -232,6 +235,23 @@ static ssize_t nonlinear_store(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(nonlinear);
 
+static ssize_t netdev_tstamp_show(struct device *d, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(mgt_priv_of(d)->netdev_tstamp));
+}
+
+static ssize_t netdev_tstamp_store(struct device *d, struct device_attribute *attr,
+				   const char *buf, size_t len)
+{
+	bool v;
+
+	if (kstrtobool(buf, &v))
+		return -EINVAL;
+	WRITE_ONCE(mgt_priv_of(d)->netdev_tstamp, v);
+	return len;
+}
+static DEVICE_ATTR_RW(netdev_tstamp);
+
 static ssize_t flows_show(struct device *d, struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%u\n", READ_ONCE(mgt_priv_of(d)->flows));
@@ -344,6 +364,7 @@ static struct attribute *mgt_attrs[] = {
 	&dev_attr_rate_pps.attr,
 	&dev_attr_vlan_tci.attr,
 	&dev_attr_nonlinear.attr,
+	&dev_attr_netdev_tstamp.attr,
 	&dev_attr_flows.attr,
 	&dev_attr_phc_stamps.attr,
 	&dev_attr_phc_offset_ns.attr,

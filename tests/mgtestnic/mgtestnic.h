@@ -35,6 +35,7 @@ struct mgt_priv {
 	u64 rate_pps;			/* each queue's frames a second; 0: as fast as it goes */
 	u16 vlan_tci;
 	bool nonlinear;
+	bool netdev_tstamp;		/* the stamp's place holds the driver's data (tsnep) */
 	bool hwtstamp_rx;
 	bool hwtstamp_tx;		/* kept for SIOCGHWTSTAMP only */
 	bool phc_stamps;

@@ -20,6 +20,7 @@
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <linux/stringify.h>
+#include <net/busy_poll.h>
 
 #include "compat.h"
 #include "mgt_phc.h"
@@ -77,8 +78,17 @@ static struct sk_buff *mgt_build_skb(struct mgt_queue *q, struct mgt_priv *priv)
 	skb->protocol = eth_type_trans(skb, q->dev);
 	skb->ip_summed = CHECKSUM_UNNECESSARY;
 	skb_record_rx_queue(skb, q->index);
-	if (READ_ONCE(priv->hwtstamp_rx))
+	/* as GRO marks it: the stack finds the receiving device by it */
+	skb_mark_napi_id(skb, &q->napi);
+	if (READ_ONCE(priv->hwtstamp_rx) && READ_ONCE(priv->netdev_tstamp)) {
+		/* the stamp in the headroom, its place pointing there (tsnep: its descriptor) */
+		BUILD_BUG_ON(sizeof(u64) > NET_SKB_PAD);
+		*(u64 *)skb->head = hwtstamp;
+		skb_hwtstamps(skb)->netdev_data = skb->head;
+		skb_shinfo(skb)->tx_flags |= SKBTX_HW_TSTAMP_NETDEV;
+	} else if (READ_ONCE(priv->hwtstamp_rx)) {
 		skb_hwtstamps(skb)->hwtstamp = ns_to_ktime(hwtstamp);
+	}
 	if (tci)
 		__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q), tci);
 	q->seq++;
@@ -241,12 +251,20 @@ static const struct ethtool_ops mgt_ethtool_ops = {
 	.get_link = ethtool_op_get_link,
 };
 
+/* A stamp left in the headroom by mgt_build_skb() (netdev_tstamp). */
+static ktime_t mgt_get_tstamp(struct net_device *dev, const struct skb_shared_hwtstamps *hwtstamps,
+			      bool cycles)
+{
+	return ns_to_ktime(*(const u64 *)hwtstamps->netdev_data);
+}
+
 static const struct net_device_ops mgt_netdev_ops = {
 	.ndo_open = mgt_open,
 	.ndo_stop = mgt_stop,
 	.ndo_start_xmit = mgt_xmit,
 	.ndo_get_stats64 = mgt_get_stats64,
 	.ndo_eth_ioctl = mgt_eth_ioctl,
+	.ndo_get_tstamp = mgt_get_tstamp,
 	.ndo_set_mac_address = eth_mac_addr,
 	.ndo_validate_addr = eth_validate_addr,
 };

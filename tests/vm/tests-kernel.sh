@@ -7,6 +7,7 @@ ALL_TESTS="
 	t_software_stamps_without_hw
 	t_both_stamps_after_the_frame
 	t_vlan_snaplen_nonlinear
+	t_driver_kept_stamps_through_a_vlan_device
 	t_one_queue_on_two_cpus
 	t_stalled_reader_loses_nothing_unread
 	t_drop_mode_keeps_frames_from_the_stack
@@ -79,6 +80,28 @@ t_vlan_snaplen_nonlinear() {
 	$RINGCHECK --dev mgt0 --count 3000 --nonlinear --frame-len 3000 || return 1
 	$RINGCHECK --dev mgt0 --count 3000 --nonlinear --vlan 7 --frame-len 200 --snaplen 96 || return 1
 	$RINGCHECK --dev mgt0 --count 3000 --frame-len 60
+}
+
+# A driver that keeps its own data in the stamp's place (tsnep; the test
+# NIC's netdev_tstamp) and a capture of a VLAN device above it, which has no
+# ndo_get_tstamp: each frame's stamp is the driver's (the device that
+# received it, found by its NAPI instance), never the pointer in its place.
+t_driver_kept_stamps_through_a_vlan_device() {
+	setup 1 && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
+	echo 1 >/sys/class/net/mgt0/mgtestnic/netdev_tstamp || return 1
+	echo 100 >/sys/class/net/mgt0/mgtestnic/vlan_tci || return 1
+	ip link add link mgt0 name mgtv100 type vlan id 100 && ip link set mgtv100 up || return 1
+	$MGCAP start mgtv100 >/dev/null || return 1
+	first=$(cat /sys/class/net/mgt0/mgtestnic/generated)
+	echo "0 20" >/sys/class/net/mgt0/mgtestnic/generate && wait_idle mgt0 || return 1
+	$MGCAP peek mgtv100 count 20 >"$TMP/peek" || return 1
+	# mgt_hwtstamp(): 1700000000 s + 1 us a frame, and the queue in the nanoseconds
+	awk -v first="$first" '{ want = sprintf("%d.%09d", 1700000000, (first + NR - 1) * 1000)
+		if ($1 != want || $2 != "hw") { print "frame " NR ": " $0 " (want " want " hw)"; bad = 1 } }
+		END { exit bad || NR != 20 }' "$TMP/peek" >"$TMP/wrong" ||
+		bad "stamps through the VLAN device: $(head -n 3 "$TMP/wrong") ($(wc -l <"$TMP/peek") frames)"
+	say "$(head -n 1 "$TMP/peek")"
+	ip link del mgtv100
 }
 
 t_one_queue_on_two_cpus() {
