@@ -5,6 +5,8 @@
  * The hook is an rx_handler: it runs for every received frame after the
  * AF_PACKET taps and tc ingress, in the CPU context that receives it (NAPI
  * or an RPS backlog), so one queue's frames may arrive on several CPUs.
+ * Frames of the device's VLAN devices never reach it: a netfilter ingress
+ * hook takes those (mgcap_vlan_hook()).
  *
  * A capture started for its readers (MGCAP_ATTR_AUTOSTOP) is stopped here
  * too, by the work its autostop runs: reader.c only counts the readers and
@@ -12,8 +14,10 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
+#include <linux/if_vlan.h>
 #include <linux/log2.h>
 #include <linux/netdevice.h>
+#include <linux/netfilter.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 
@@ -21,10 +25,9 @@
 
 LIST_HEAD(mgcap_captures);
 
-static rx_handler_result_t mgcap_rx_handler(struct sk_buff **pskb)
+/* A received frame into its queue's rings: true if drop mode consumed it. */
+static __always_inline bool mgcap_capture_frame(struct mgcap_capture *cap, struct sk_buff *skb)
 {
-	struct sk_buff *skb = *pskb;
-	struct mgcap_capture *cap = rcu_dereference(skb->dev->rx_handler_data);
 	u16 queue = skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0;
 	/* queues added later by ethtool -L share the existing rings */
 	struct mgcap_ring *ring = cap->rings[queue < cap->num_rings ? queue :
@@ -36,9 +39,62 @@ static rx_handler_result_t mgcap_rx_handler(struct sk_buff **pskb)
 
 	if (READ_ONCE(cap->mode) == MGCAP_MODE_DROP) {
 		consume_skb(skb);
-		return RX_HANDLER_CONSUMED;
+		return true;
 	}
-	return RX_HANDLER_PASS;
+	return false;
+}
+
+static rx_handler_result_t mgcap_rx_handler(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	struct mgcap_capture *cap = rcu_dereference(skb->dev->rx_handler_data);
+
+	return mgcap_capture_frame(cap, skb) ? RX_HANDLER_CONSUMED : RX_HANDLER_PASS;
+}
+
+/*
+ * A frame of a VLAN that has a device of its own (eth0.100) goes to that
+ * device before any rx_handler of eth0 runs (vlan_do_receive()): the
+ * capture would miss it, and drop mode would let it through.  While the
+ * captured device has VLAN devices, this netfilter ingress hook, which
+ * runs before, takes those frames (the rest go on to the rx_handler), at
+ * the same point for the capture: after the taps and tc ingress.
+ */
+static unsigned int mgcap_vlan_hook(void *priv, struct sk_buff *skb,
+				    const struct nf_hook_state *state)
+{
+	if (!skb_vlan_tag_present(skb) ||
+	    !__vlan_find_dev_deep_rcu(skb->dev, skb->vlan_proto, skb_vlan_tag_get_id(skb)))
+		return NF_ACCEPT;
+	return mgcap_capture_frame(priv, skb) ? NF_STOLEN : NF_ACCEPT;
+}
+
+/*
+ * The VLAN hook in place for @cap (once: it stays until the stop).  Called
+ * at the start where the device has VLAN devices, and when one is made.
+ */
+void mgcap_capture_watch_vlans(struct mgcap_capture *cap)
+{
+	int err;
+
+	ASSERT_RTNL();
+	if (cap->vlan_hook.hook)
+		return;
+	cap->vlan_hook = (struct nf_hook_ops) {
+		.hook = mgcap_vlan_hook,
+		.priv = cap,
+		.dev = cap->dev,
+		.pf = NFPROTO_NETDEV,
+		.hooknum = NF_NETDEV_INGRESS,
+		.priority = INT_MIN,
+	};
+	err = nf_register_net_hook(dev_net(cap->dev), &cap->vlan_hook);
+	if (err) {
+		cap->vlan_hook.hook = NULL;
+		netdev_warn(cap->dev,
+			    "mgcap: its VLAN devices' frames bypass the capture (no ingress hook: %d)\n",
+			    err);
+	}
 }
 
 struct mgcap_capture *mgcap_capture_find(const struct net_device *dev)
@@ -207,6 +263,8 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 	}
 	netdev_hold(dev, &cap->dev_tracker, GFP_KERNEL);
 	list_add_tail(&cap->list, &mgcap_captures);
+	if (vlan_uses_dev(dev))
+		mgcap_capture_watch_vlans(cap);
 	if (cap->autostop)
 		mgcap_autostop_schedule(cap->autostop, MGCAP_AUTOSTOP_GRACE);
 	netdev_info(dev, "mgcap: capturing %u queue(s), %llu byte rings, %s mode%s\n",
@@ -234,7 +292,9 @@ void mgcap_capture_stop(struct mgcap_capture *cap)
 	struct net_device *dev = cap->dev;
 
 	ASSERT_RTNL();
-	/* waits for every running handler (synchronize_net) */
+	/* each waits for every running hook (synchronize_net) */
+	if (cap->vlan_hook.hook)
+		nf_unregister_net_hook(dev_net(dev), &cap->vlan_hook);
 	netdev_rx_handler_unregister(dev);
 	list_del(&cap->list);
 	netdev_info(dev, "mgcap: capture stopped\n");

@@ -3,8 +3,10 @@
  * mgcap: per-receive-queue packet capture with hardware time stamps.
  *
  * Module entry points, the ifname= parameter and the netdev notifier that
- * stops a capture when its device goes away or leaves its namespace.
+ * stops a capture when its device goes away or leaves its namespace, and
+ * has it take the frames of a VLAN device made on it.
  */
+#include <linux/if_vlan.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -23,13 +25,24 @@ static int mgcap_netdev_event(struct notifier_block *nb, unsigned long event, vo
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct mgcap_capture *cap;
 
-	/* also sent when the device moves to another namespace */
-	if (event != NETDEV_UNREGISTER)
+	switch (event) {
+	case NETDEV_REGISTER:
+		/* a VLAN device of a captured one: its frames bypass the rx_handler */
+		if (!is_vlan_dev(dev))
+			return NOTIFY_DONE;
+		cap = mgcap_capture_find(vlan_dev_real_dev(dev));
+		if (cap)
+			mgcap_capture_watch_vlans(cap);
+		return NOTIFY_OK;
+	case NETDEV_UNREGISTER:
+		/* also sent when the device moves to another namespace */
+		cap = mgcap_capture_find(dev);
+		if (cap)
+			mgcap_capture_stop(cap);
+		return NOTIFY_OK;
+	default:
 		return NOTIFY_DONE;
-	cap = mgcap_capture_find(dev);
-	if (cap)
-		mgcap_capture_stop(cap);
-	return NOTIFY_OK;
+	}
 }
 
 static struct notifier_block mgcap_netdev_notifier = {

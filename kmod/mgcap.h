@@ -30,6 +30,7 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/netdevice.h>
+#include <linux/netfilter.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -144,6 +145,7 @@ struct mgcap_capture {
 	u64 ring_size;
 	u32 snaplen;
 	struct mgcap_autostop *autostop;	/* NULL: stays until stopped */
+	struct nf_hook_ops vlan_hook;	/* .hook NULL: not registered (no VLAN device yet) */
 	struct mgcap_ring *rings[];
 };
 
@@ -152,6 +154,7 @@ struct mgcap_capture *mgcap_capture_find(const struct net_device *dev);
 int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 			u32 mode, bool autostop, struct netlink_ext_ack *extack);
 void mgcap_capture_set_mode(struct mgcap_capture *cap, u32 mode);
+void mgcap_capture_watch_vlans(struct mgcap_capture *cap);
 void mgcap_capture_stop(struct mgcap_capture *cap);
 void mgcap_capture_stop_all(void);
 extern struct list_head mgcap_captures;

@@ -8,6 +8,7 @@ ALL_TESTS="
 	t_both_stamps_after_the_frame
 	t_vlan_snaplen_nonlinear
 	t_driver_kept_stamps_through_a_vlan_device
+	t_vlan_devices_frames_captured_and_dropped
 	t_one_queue_on_two_cpus
 	t_stalled_reader_loses_nothing_unread
 	t_drop_mode_keeps_frames_from_the_stack
@@ -102,6 +103,63 @@ t_driver_kept_stamps_through_a_vlan_device() {
 		bad "stamps through the VLAN device: $(head -n 3 "$TMP/wrong") ($(wc -l <"$TMP/peek") frames)"
 	say "$(head -n 1 "$TMP/peek")"
 	ip link del mgtv100
+}
+
+# vlan_pings NAME COUNT: COUNT pings (busybox's) from the peer namespace to
+# vB's VLAN device, while tcpdump captures mgcap:vB (NAME, through
+# mgcap-run) and AF_PACKET on vB (NAME_af, Debian's own, -Q in); the echo
+# requests each holds, with their tag, in $mgcap_got and $af_got
+vlan_pings() {
+	start_tcpdump "$1" -i mgcap:vB -w "$TMP/$1.pcap" || return 1
+	start_until "$1_af" "listening on" timeout 60 tcpdump -Z root -i vB -Q in \
+		-w "$TMP/$1_af.pcap" || return 1
+	ip netns exec vlanpeer busybox ping -c "$2" -i 0.2 -w 5 192.0.2.2 >"$TMP/$1_ping" 2>&1
+	sleep 1
+	pkill -INT -x tcpdump
+	wait_end "$1" >/dev/null
+	wait_end "$1_af" >/dev/null
+	mgcap_got=$(tcpdump -nn -r "$TMP/$1.pcap" 'vlan 100 and icmp[icmptype] = icmp-echo' 2>/dev/null |
+		wc -l)
+	af_got=$(tcpdump -nn -r "$TMP/$1_af.pcap" 'vlan 100 and icmp[icmptype] = icmp-echo' \
+		2>/dev/null | wc -l)
+}
+
+# A VLAN that has a device of its own on the captured device (vB.100): the
+# stack hands its frames to that device before any receive handler of vB
+# runs.  They are captured all the same, tag and all, as AF_PACKET on vB
+# sees them, and drop mode keeps them from the VLAN device too: a VLAN
+# device made during the capture, and one there at its start.
+t_vlan_devices_frames_captured_and_dropped() {
+	setup 1 || return 1
+	ip netns add vlanpeer && ip link add vA type veth peer name vB &&
+		ip link set vA netns vlanpeer || return 1
+	ip -n vlanpeer link set vA up && ip -n vlanpeer link add link vA name vA.100 type vlan id 100 &&
+		ip -n vlanpeer addr add 192.0.2.1/24 dev vA.100 && ip -n vlanpeer link set vA.100 up ||
+		return 1
+	ip link set vB up && $MGCAP start vB >/dev/null || return 1
+	ip link add link vB name vB.100 type vlan id 100 && ip addr add 192.0.2.2/24 dev vB.100 &&
+		ip link set vB.100 up || return 1
+	# no ARP: the frames on the wire are the pings alone, whatever drop mode keeps
+	ip -n vlanpeer neigh add 192.0.2.2 lladdr "$(cat /sys/class/net/vB/address)" dev vA.100 &&
+		ip neigh add 192.0.2.1 lladdr "$(ip netns exec vlanpeer cat /sys/class/net/vA/address)" \
+			dev vB.100 || return 1
+	vlan_pings mirror 5
+	grep -q " 0% packet loss" "$TMP/mirror_ping" ||
+		bad "mirror mode: the VLAN device lost pings: $(tail -n 2 "$TMP/mirror_ping")"
+	[ "$mgcap_got" = 5 ] && [ "$af_got" = 5 ] ||
+		bad "mirror mode, VLAN device made during the capture: mgcap holds $mgcap_got echo requests, AF_PACKET $af_got, of 5"
+	say "mirror: mgcap $mgcap_got, AF_PACKET $af_got of 5 echo requests to vB.100"
+
+	$MGCAP stop vB >/dev/null && $MGCAP start vB mode drop >/dev/null || return 1
+	before=$(cat /sys/class/net/vB.100/statistics/rx_packets)
+	vlan_pings drop 3
+	after=$(cat /sys/class/net/vB.100/statistics/rx_packets)
+	[ "$after" = "$before" ] || bad "drop mode: vB.100 received $((after - before)) frames"
+	[ "$mgcap_got" = 3 ] && [ "$af_got" = 3 ] ||
+		bad "drop mode, VLAN device there at the start: mgcap holds $mgcap_got echo requests, AF_PACKET $af_got, of 3"
+	say "drop: mgcap $mgcap_got, AF_PACKET $af_got of 3, vB.100 received $((after - before))"
+	$MGCAP stop vB >/dev/null
+	ip link del vB.100
 }
 
 t_one_queue_on_two_cpus() {
