@@ -166,7 +166,8 @@ static int mgcap_capture_add_rings(struct mgcap_capture *cap, struct netlink_ext
 	int err;
 
 	for (i = 0; i < cap->num_rings; i++) {
-		struct mgcap_ring *ring = mgcap_ring_create(i, cap->ring_size, cap->snaplen);
+		/* (a START needs CAP_NET_ADMIN) */
+		struct mgcap_ring *ring = mgcap_ring_create(i, cap->ring_size, cap->snaplen, false);
 
 		if (!ring) {
 			NL_SET_ERR_MSG(extack, "cannot allocate a ring (try a smaller ring size)");

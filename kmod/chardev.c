@@ -99,16 +99,12 @@ static int mgcap_release(struct inode *inode, struct file *file)
 
 static int mgcap_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct mgcap_ring *ring = file->private_data;
-
-	if (vma->vm_pgoff != 0 || vma->vm_end - vma->vm_start != ring->mmap_size)
-		return -EINVAL;
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
 	vm_flags_clear(vma, VM_MAYEXEC);
-	return remap_vmalloc_range(vma, ring->mem, 0);
+	return mgcap_ring_map(file->private_data, vma);
 }
 
 static __poll_t mgcap_poll(struct file *file, poll_table *wait)

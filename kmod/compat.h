@@ -11,6 +11,11 @@ static inline void vm_flags_clear(struct vm_area_struct *vma, unsigned long flag
 {
 	vma->vm_flags &= ~flags;
 }
+
+static inline void vm_flags_set(struct vm_area_struct *vma, unsigned long flags)
+{
+	vma->vm_flags |= flags;
+}
 #endif
 
 #endif /* MGCAP_COMPAT_H */

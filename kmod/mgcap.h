@@ -60,8 +60,9 @@ struct mgcap_ring {
 	u64 mask;			/* data_size - 1 */
 	struct mgcap_ring_ctrl *ctrl;	/* first page of mem */
 	u8 *data;			/* mem + PAGE_SIZE */
-	void *mem;			/* vmalloc_user() area that is mapped */
+	void *mem;			/* vmalloc area that is mapped */
 	size_t mmap_size;
+	bool unprivileged;		/* a reader's without CAP_NET_ADMIN (mgcap_ring_charge()) */
 
 	u32 snaplen;			/* the reader's, else default_snaplen */
 	u32 default_snaplen;
@@ -160,7 +161,8 @@ void mgcap_capture_stop_all(void);
 extern struct list_head mgcap_captures;
 
 /* ring.c */
-struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen);
+struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen, bool unprivileged);
+int mgcap_ring_map(struct mgcap_ring *ring, struct vm_area_struct *vma);
 void mgcap_ring_put(struct mgcap_ring *ring);
 void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue);
 void mgcap_ring_detach(struct mgcap_ring *ring);

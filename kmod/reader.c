@@ -11,6 +11,7 @@
  * behind thus fills and drops only in its own ring; one reader costs what it
  * did before there could be several, each further one a copy.
  */
+#include <linux/capability.h>
 #include <linux/moduleparam.h>
 #include <linux/rculist.h>
 #include <linux/stringify.h>
@@ -36,12 +37,24 @@ MODULE_PARM_DESC(max_readers, "Readers one queue may have at once (1-"
 		 __stringify(MGCAP_READERS_MAX) ", default "
 		 __stringify(MGCAP_READERS_DEFAULT) ")");
 
+/*
+ * Whether the opening process holds CAP_NET_ADMIN (without an audit record
+ * for those that do not: a member of the group mgcap opening a node is no
+ * denial).  A reader without it gets neither a queue's last reader place
+ * nor more than its share of ring memory (mgcap_ring_charge()), so that
+ * members of the group can never leave root's recorder without either.
+ */
+static bool mgcap_reader_privileged(void)
+{
+	return ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
+}
+
 /* A further reader's ring: the capture's size and default snaplen. */
-static struct mgcap_ring *mgcap_reader_ring_create(struct mgcap_ring *ring)
+static struct mgcap_ring *mgcap_reader_ring_create(struct mgcap_ring *ring, bool privileged)
 {
 	struct mgcap_ring *mine;
 
-	mine = mgcap_ring_create(ring->queue, ring->mask + 1, ring->default_snaplen);
+	mine = mgcap_ring_create(ring->queue, ring->mask + 1, ring->default_snaplen, !privileged);
 	if (mine)
 		mine->owner = ring;
 	return mine;
@@ -58,22 +71,29 @@ static void mgcap_reader_set_opener(struct mgcap_ring *mine)
 /*
  * A reader opens @ring, the capture's ring of its queue, holding a reference
  * to it.  Returns the ring it reads, which then owns that reference, or an
- * ERR_PTR: -ENODEV after a stop, -EBUSY beyond max_readers, -ENOMEM when no
- * ring can be had.  A further reader's ring is allocated before the lock is
- * taken: netlink and stop wait for the lock under RTNL.
+ * ERR_PTR: -ENODEV after a stop, -EBUSY beyond max_readers (or its last
+ * place, without CAP_NET_ADMIN), -ENOMEM when no ring can be had.  A
+ * further reader's ring is allocated before the lock is taken: netlink and
+ * stop wait for the lock under RTNL.
  */
 struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring)
 {
 	struct mgcap_ring *spare = NULL, *mine;
+	bool privileged = mgcap_reader_privileged();
 
 	for (;;) {
+		u32 places = READ_ONCE(mgcap_max_readers);
+
 		mutex_lock(&ring->readers_lock);
 		/* the capture stopped between the node lookup and here */
 		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED)) {
 			mine = ERR_PTR(-ENODEV);
 			goto out;
 		}
-		if (ring->num_readers >= READ_ONCE(mgcap_max_readers)) {
+		/* the last place kept for CAP_NET_ADMIN, where there are two */
+		if (!privileged && places > 1)
+			places--;
+		if (ring->num_readers >= places) {
 			mine = ERR_PTR(-EBUSY);
 			goto out;
 		}
@@ -101,7 +121,7 @@ struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring)
 			break;
 		}
 		mutex_unlock(&ring->readers_lock);
-		spare = mgcap_reader_ring_create(ring);
+		spare = mgcap_reader_ring_create(ring, privileged);
 		if (!spare)
 			return ERR_PTR(-ENOMEM);
 	}

@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "mgcap.h"
 
 /* Wakeup defaults; a reader changes them with MGCAP_IOC_SET_WAKEUP. */
@@ -39,30 +40,43 @@ void mgcap_ring_reset_reader_settings(struct mgcap_ring *ring)
 	WRITE_ONCE(ring->tstamp_source, MGCAP_TSTAMP_HW_OR_SW);
 }
 
-/* Bytes of every ring together, whoever reads them. */
+/* Bytes of every ring together, whoever reads them; those of unprivileged readers */
 static atomic64_t mgcap_ring_bytes = ATOMIC64_INIT(0);
+static atomic64_t mgcap_ring_bytes_unprivileged = ATOMIC64_INIT(0);
 
 /*
  * A ring is refused, never left to the OOM killer: all rings together take
  * at most half of the RAM, and a new one at most half of what is available
- * now.
+ * now.  The rings of readers without CAP_NET_ADMIN (members of the group
+ * mgcap) take at most a quarter of that together, so that they never
+ * leave a START or a privileged reader without a ring.  (Each ring is
+ * charged to the memory cgroup of the one who made it, too.)
  */
-static bool mgcap_ring_charge(u64 size)
+static bool mgcap_ring_charge(u64 size, bool unprivileged)
 {
 	u64 limit = (u64)totalram_pages() << (PAGE_SHIFT - 1);
 
 	if (size >> PAGE_SHIFT > si_mem_available() / 2)
 		return false;
+	if (unprivileged &&
+	    atomic64_add_return(size, &mgcap_ring_bytes_unprivileged) > limit / 4) {
+		atomic64_sub(size, &mgcap_ring_bytes_unprivileged);
+		return false;
+	}
 	if (atomic64_add_return(size, &mgcap_ring_bytes) > limit) {
 		atomic64_sub(size, &mgcap_ring_bytes);
+		if (unprivileged)
+			atomic64_sub(size, &mgcap_ring_bytes_unprivileged);
 		return false;
 	}
 	return true;
 }
 
-static void mgcap_ring_uncharge(u64 size)
+static void mgcap_ring_uncharge(u64 size, bool unprivileged)
 {
 	atomic64_sub(size, &mgcap_ring_bytes);
+	if (unprivileged)
+		atomic64_sub(size, &mgcap_ring_bytes_unprivileged);
 }
 
 /*
@@ -85,7 +99,8 @@ static void mgcap_ring_write_ctrl(struct mgcap_ring *ring)
 	ctrl->consumer = ring->head;
 }
 
-struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
+/* @unprivileged: made for a reader without CAP_NET_ADMIN (see mgcap_ring_charge()) */
+struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen, bool unprivileged)
 {
 	struct mgcap_ring *ring;
 
@@ -98,14 +113,19 @@ struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
 	/* mgcap_ring_capture() zeroes a record's padding with one u64 store */
 	BUILD_BUG_ON(sizeof(u64) != MGCAP_REC_ALIGN);
 
-	if (!mgcap_ring_charge(PAGE_SIZE + data_size))
+	if (!mgcap_ring_charge(PAGE_SIZE + data_size, unprivileged))
 		return NULL;
-	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		goto err_uncharge;
+	ring->unprivileged = unprivileged;
 	ring->mmap_size = PAGE_SIZE + data_size;
-	/* zeroed, so no byte the reader can see was ever uninitialised */
-	ring->mem = vmalloc_user(ring->mmap_size);
+	/*
+	 * zeroed, so no byte the reader can see was ever uninitialised;
+	 * beyond its cgroup's memory, refused rather than OOM-killed
+	 */
+	ring->mem = __vmalloc(ring->mmap_size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+			      __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	if (!ring->mem)
 		goto err_free;
 	ring->ctrl = ring->mem;
@@ -128,7 +148,7 @@ struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen)
 err_free:
 	kfree(ring);
 err_uncharge:
-	mgcap_ring_uncharge(PAGE_SIZE + data_size);
+	mgcap_ring_uncharge(PAGE_SIZE + data_size, unprivileged);
 	return NULL;
 }
 
@@ -141,7 +161,7 @@ static void mgcap_ring_release(struct kref *ref)
 	if (filter)
 		mgcap_filter_free(filter);
 	put_pid(ring->reader_pid);
-	mgcap_ring_uncharge(ring->mmap_size);
+	mgcap_ring_uncharge(ring->mmap_size, ring->unprivileged);
 	hrtimer_cancel(&ring->wake_timer);
 	mutex_destroy(&ring->readers_lock);
 	vfree(ring->mem);
@@ -151,6 +171,27 @@ static void mgcap_ring_release(struct kref *ref)
 void mgcap_ring_put(struct mgcap_ring *ring)
 {
 	kref_put(&ring->ref, mgcap_ring_release);
+}
+
+/*
+ * The whole ring into @vma, page by page as remap_vmalloc_range() would
+ * (which takes only vmalloc_user()'s areas, never charged to a cgroup).
+ */
+int mgcap_ring_map(struct mgcap_ring *ring, struct vm_area_struct *vma)
+{
+	size_t off;
+	int err;
+
+	if (vma->vm_pgoff != 0 || vma->vm_end - vma->vm_start != ring->mmap_size)
+		return -EINVAL;
+	for (off = 0; off < ring->mmap_size; off += PAGE_SIZE) {
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page((u8 *)ring->mem + off));
+		if (err)
+			return err;
+	}
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	return 0;
 }
 
 /*

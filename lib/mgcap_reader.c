@@ -52,9 +52,11 @@ static const char *open_error(int err)
 	switch (err) {
 	case EBUSY:
 		return "queue has as many readers as the module allows "
-		       "(/sys/module/mgcap/parameters/max_readers)";
+		       "(/sys/module/mgcap/parameters/max_readers; the last place is kept "
+		       "for CAP_NET_ADMIN)";
 	case ENOMEM:
-		return "no memory for another reader's ring";
+		return "no memory for another reader's ring (mgcap's rings take at most half "
+		       "of the RAM, those of readers without CAP_NET_ADMIN a quarter of that)";
 	default:
 		return strerror(err);
 	}

@@ -6,6 +6,7 @@ ALL_TESTS="
 	t_readers_a_stalled_one_costs_the_others_nothing
 	t_readers_come_and_go_during_traffic
 	t_readers_beyond_memory_are_refused
+	t_readers_a_member_leaves_root_a_place_and_memory
 	t_readers_kernel_filter_rejects_before_the_ring
 	t_readers_details_only_for_cap_net_admin
 	t_readers_show_of_64_queues_with_4_readers_each
@@ -148,6 +149,83 @@ t_readers_beyond_memory_are_refused() {
 	dmesg | grep -qi "out of memory\|oom-killer" && bad "the OOM killer ran"
 	$MGCAP stop mgt0 || return 1
 	wait
+}
+
+# open_readers NAME MAX [WHO...]: readers of mgt0's queue 0 (mgcap-wait,
+# run by WHO, such as setpriv as nobody), opened one after another until
+# one is refused or MAX are open; their count in $opened, the refused one's
+# words in $TMP/NAME$opened
+open_readers() {
+	name=$1
+	max=$2
+	shift 2
+	opened=0
+	while [ $opened -lt "$max" ]; do
+		"$@" $WAIT /dev/mgcap/mgt0@0 hup 60 >"$TMP/$name$opened" 2>&1 &
+		i=0
+		until grep -q "ready\|mgcap-wait:" "$TMP/$name$opened" || [ $i -gt 100 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		grep -q ready "$TMP/$name$opened" || break
+		opened=$((opened + 1))
+	done
+}
+
+# What members of the group mgcap (nobody here, with the node's group
+# permission as the packages' udev rule gives it) can take: every reader
+# place of a queue but the last, which root still gets; and a quarter of
+# the ring memory mgcap may use (half of the RAM), which leaves root's
+# START and readers theirs.
+t_readers_a_member_leaves_root_a_place_and_memory() {
+	setup 1 2 && $MGCAP start mgt0 ring-size 1M >/dev/null || return 1
+	chmod 0666 /dev/mgcap/mgt0@0 || return 1
+	member="setpriv --reuid=65534 --regid=65534 --clear-groups --"
+	max=$(cat /sys/module/mgcap/parameters/max_readers)
+	open_readers place "$max" $member
+	[ "$opened" = $((max - 1)) ] ||
+		bad "a member opened $opened of the $max places (want all but the last)"
+	grep -q "the last place is kept for CAP_NET_ADMIN" "$TMP/place$opened" ||
+		bad "the refusal does not say why: $(cat "$TMP/place$opened")"
+	$WAIT /dev/mgcap/mgt0@0 first 0 >"$TMP/root" 2>&1
+	grep -q ready "$TMP/root" || bad "root did not get the last place: $(cat "$TMP/root")"
+	say "a member: $opened of $max places; root the last"
+	$MGCAP stop mgt0 >/dev/null && wait
+
+	# rings of 64 MiB: the member's first reader reads the capture's ring,
+	# each further one makes its own, while their share lasts
+	$MGCAP start mgt0 ring-size 64M >/dev/null || return 1
+	chmod 0666 /dev/mgcap/mgt0@0 || return 1
+	share=$(awk '/^MemTotal:/ { print int($2 * 1024 / 8) }' /proc/meminfo)
+	want=$((1 + share / (64 * 1048576 + 4096)))
+	[ $want -gt $((max - 1)) ] && want=$((max - 1))
+	open_readers mem "$max" $member
+	[ "$opened" = "$want" ] ||
+		bad "a member opened $opened readers of 64 MiB rings (want $want: a quarter of half of the RAM)"
+	grep -q "no memory for another reader's ring" "$TMP/mem$opened" ||
+		bad "the member's refusal: $(cat "$TMP/mem$opened")"
+	$MGCAP start mgt1 ring-size 64M >/dev/null || bad "root's START failed beside the member's rings"
+	$WAIT /dev/mgcap/mgt0@0 first 0 >"$TMP/root" 2>&1
+	grep -q ready "$TMP/root" || bad "root's reader had no ring: $(cat "$TMP/root")"
+	say "a member: $opened readers of 64 MiB rings (1 + $((want - 1)) of its own); root's START and reader theirs"
+	$MGCAP stop mgt0 >/dev/null && $MGCAP stop mgt1 >/dev/null
+	wait
+
+	# a member's rings are its cgroup's memory: 8 MiB allow no 16 MiB ring
+	$MGCAP start mgt0 ring-size 16M >/dev/null && chmod 0666 /dev/mgcap/mgt0@0 || return 1
+	cg=/sys/fs/cgroup
+	[ -e $cg/cgroup.subtree_control ] || mount -t cgroup2 none $cg || return 1
+	echo +memory >$cg/cgroup.subtree_control && mkdir -p $cg/mgcap-member &&
+		echo 8M >$cg/mgcap-member/memory.max || return 1
+	open_readers cg "$max" sh -c "echo \$\$ >$cg/mgcap-member/cgroup.procs && exec $member \"\$@\"" sh
+	[ "$opened" = 1 ] || bad "a member limited to 8 MiB opened $opened readers of 16 MiB rings (want 1)"
+	grep -q "no memory for another reader's ring" "$TMP/cg$opened" ||
+		bad "the cgroup's refusal: $(cat "$TMP/cg$opened")"
+	dmesg | grep -qi "out of memory\|oom-killer\|oom_kill" && bad "the OOM killer ran"
+	say "a member in a cgroup of 8 MiB: $opened reader (the capture's ring), then refused"
+	$MGCAP stop mgt0 >/dev/null
+	wait
+	rmdir $cg/mgcap-member
 }
 
 # reader_filtered PID: frames the kernel filter of reader PID rejected, over its queues
