@@ -23,6 +23,7 @@
 static dev_t mgcap_devt;
 static struct cdev mgcap_cdev;
 static DEFINE_XARRAY_ALLOC(mgcap_minors);
+static u32 mgcap_next_minor;	/* under RTNL, as every allocation */
 /* What a reader needs to list captures without netlink. */
 static ssize_t ifname_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
@@ -138,6 +139,7 @@ static long mgcap_ioctl_info(struct mgcap_ring *ring, void __user *arg)
 	/* what the capture's ring alone keeps: its device, its mode */
 	info.mode = READ_ONCE(capture_ring->mode);
 	strscpy(info.ifname, capture_ring->ifname, sizeof(info.ifname));
+	info.netns = capture_ring->netns_inum;
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
@@ -282,8 +284,14 @@ int mgcap_chardev_add(struct mgcap_ring *ring, const struct net_device *dev)
 		return -EEXIST;
 	}
 
-	err = xa_alloc(&mgcap_minors, &minor, ring, XA_LIMIT(0, MGCAP_MINORS - 1), GFP_KERNEL);
-	if (err)
+	/*
+	 * Cyclically: a node delegated by its number (a container's device
+	 * list) must not open the next capture's queue at once, perhaps of
+	 * another namespace (1: the numbers wrapped, no error)
+	 */
+	err = xa_alloc_cyclic(&mgcap_minors, &minor, ring, XA_LIMIT(0, MGCAP_MINORS - 1),
+			      &mgcap_next_minor, GFP_KERNEL);
+	if (err < 0)
 		return err;
 
 	node = device_create(&mgcap_class, NULL, MKDEV(MAJOR(mgcap_devt), minor), ring,

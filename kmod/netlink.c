@@ -164,14 +164,18 @@ static bool mgcap_nl_details(const struct sk_buff *request, const struct net *ne
 static int mgcap_nl_put_reader(struct sk_buff *skb, struct mgcap_ring *ring, bool details)
 {
 	struct nlattr *nest = nla_nest_start(skb, MGCAP_ATTR_READER);
-	/* as the asking process sees it; 0 outside its pid namespace */
+	/*
+	 * as the asking process sees it; 0 outside its pid namespace, and then
+	 * no name either: a container's administrator does not learn what
+	 * the host runs on its devices
+	 */
 	pid_t pid = pid_nr_ns(ring->reader_pid, task_active_pid_ns(current));
 
 	if (!nest)
 		return -EMSGSIZE;
 	if ((details &&
 	     (nla_put_u32(skb, MGCAP_RATTR_PID, pid) ||
-	      nla_put_string(skb, MGCAP_RATTR_COMM, ring->reader_comm) ||
+	      (pid && nla_put_string(skb, MGCAP_RATTR_COMM, ring->reader_comm)) ||
 	      nla_put_u32(skb, MGCAP_RATTR_SNAPLEN, READ_ONCE(ring->snaplen)) ||
 	      nla_put_u64_64bit(skb, MGCAP_RATTR_FILTERED, atomic64_read(&ring->filtered),
 				MGCAP_RATTR_PAD) ||

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/filter.h>
 #include <netlink/attr.h>
@@ -252,6 +253,7 @@ static void next_reader_cases(const char *dev, const char *node)
 
 static void chardev_cases(const char *dev)
 {
+	struct stat ns;
 	struct mgcap_reader r;
 	struct mgcap_queue_stats st0, st1;
 	struct mgcap_wakeup wk;
@@ -289,6 +291,8 @@ static void chardev_cases(const char *dev)
 	check_errno(ioctl(r.fd, _IO(MGCAP_IOC_MAGIC, 99)), ENOTTY, "unknown ioctl");
 	check_errno(ioctl(r.fd, 0x5401 /* TCGETS */), ENOTTY, "foreign ioctl");
 	check_errno(ioctl(r.fd, MGCAP_IOC_INFO, NULL), EFAULT, "INFO to NULL");
+	check(stat("/proc/self/ns/net", &ns) == 0 && r.info.netns == (uint32_t)ns.st_ino &&
+	      r.info.reserved == 0, "INFO names the device's namespace", NULL);
 	check_errno(ioctl(r.fd, MGCAP_IOC_STATS, (void *)1), EFAULT, "STATS to a bad pointer");
 	check_errno(ioctl(r.fd, MGCAP_IOC_SET_SNAPLEN, NULL), EFAULT, "SET_SNAPLEN from NULL");
 	snap = 0;

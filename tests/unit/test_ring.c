@@ -33,7 +33,8 @@ static void test_ctrl_layout(void)
 	CU_ASSERT_EQUAL(offsetof(struct mgcap_ring_ctrl, producer), 64);
 	CU_ASSERT_EQUAL(offsetof(struct mgcap_ring_ctrl, consumer), 128);
 	CU_ASSERT_EQUAL(sizeof(struct mgcap_ring_ctrl), 192);
-	CU_ASSERT_EQUAL(sizeof(struct mgcap_queue_info), 56);
+	CU_ASSERT_EQUAL(sizeof(struct mgcap_queue_info), 64);
+	CU_ASSERT_EQUAL(offsetof(struct mgcap_queue_info, netns), 56);
 	CU_ASSERT_EQUAL(sizeof(struct mgcap_queue_stats), 40);
 }
 

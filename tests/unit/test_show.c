@@ -122,6 +122,26 @@ static void test_table(void)
 	free(out);
 }
 
+/* A reader the asker's pid namespace cannot see: how it reads, not who it is. */
+static void test_reader_outside_pid_namespace(void)
+{
+	struct mgcap_nl_reader outside[1] = {
+		{ .pid = 0, .snaplen = 80, .filter_len = 4, .counters = { .captured = 5 } } };
+	struct mgcap_nl_list l;
+	struct mgcap_nl_dev d;
+	struct mgcap_nl_queue q[2];
+	char *out;
+
+	sample(&l, &d, q);
+	q[1].num_readers = 1;
+	q[1].readers = outside;
+	out = render(mgcap_show_table, &l);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "          a process outside this pid namespace, snaplen 80,"
+					   " filter 4 insns, filtered out 0, out of order 0\n"));
+	CU_ASSERT_PTR_NULL(strstr(out, " pid 0"));
+	free(out);
+}
+
 /* Asked without CAP_NET_ADMIN: a reader's counters, not who it is or how it reads. */
 static void test_hidden_reader(void)
 {
@@ -191,6 +211,7 @@ void register_show_tests(void)
 		{ "json", test_json },
 		{ "table", test_table },
 		{ "readers' details left out", test_hidden_reader },
+		{ "a reader outside the pid namespace", test_reader_outside_pid_namespace },
 		{ "the NIC's clock", test_clock },
 	};
 

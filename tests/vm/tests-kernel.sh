@@ -28,6 +28,7 @@ ALL_TESTS="
 	t_hwtstamp_control
 	t_hwtstamp_records_planted_by_a_member
 	t_bad_chardev_input
+	t_queue_node_numbers_not_reused_at_once
 	t_bad_netlink_input
 	t_start_and_set_succeed_beyond_one_reply
 	t_module_loads_on_first_request
@@ -556,6 +557,24 @@ t_hwtstamp_records_planted_by_a_member() {
 t_bad_chardev_input() {
 	setup 1 && $MGCAP start mgt0 ring-size 64K >/dev/null || return 1
 	$BADINPUT chardev mgt0
+}
+
+# A node's number, handed to a container by major:minor, must not open the
+# next capture's queue at once: each capture's nodes get numbers not used
+# since the module loaded, until they wrap at 65536.
+t_queue_node_numbers_not_reused_at_once() {
+	setup 2 || return 1
+	seen=""
+	for try in 1 2 3; do
+		$MGCAP start mgt0 >/dev/null || return 1
+		for q in 0 1; do
+			n=$(stat -c %T /dev/mgcap/mgt0@$q) || return 1
+			case " $seen " in *" $n "*) bad "minor 0x$n used again (try $try)" ;; esac
+			seen="$seen $n"
+		done
+		$MGCAP stop mgt0 >/dev/null || return 1
+	done
+	say "minors (hex) of 3 captures of 2 queues:$seen"
 }
 
 t_bad_netlink_input() {

@@ -309,6 +309,13 @@ t_readers_details_only_for_cap_net_admin() {
 	n=$(grep -c " pid $tpid tcpdump, snaplen 80, filter [1-9][0-9]* insns" "$TMP/root")
 	[ "$n" = 2 ] || { cat "$TMP/root"; bad "root sees $n of 2 readers in full"; }
 	grep -q '"comm":"tcpdump","snaplen":80,' "$TMP/root.json" || bad "root: no comm in JSON"
+	# an administrator in a pid namespace of its own (a container's): how,
+	# but not which process of the host reads
+	unshare --pid --fork --mount-proc $MGCAP show mgt0 >"$TMP/pidns" 2>&1 ||
+		bad "mgcap show in a pid namespace: $(cat "$TMP/pidns")"
+	n=$(grep -c " a process outside this pid namespace, snaplen 80, filter [1-9]" "$TMP/pidns")
+	[ "$n" = 2 ] && ! grep -q tcpdump "$TMP/pidns" ||
+		bad "in another pid namespace: $(cat "$TMP/pidns")"
 	# the user: the queues, their counters and each reader's, nothing of who or how
 	sed 's/^/      /' "$TMP/user"
 	grep -q "^mgt0: mode mirror, 2 queues" "$TMP/user" || bad "the user sees no capture"

@@ -164,11 +164,16 @@ void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l,
 						c->fill, c->high_water, "", rd->out_of_order);
 					continue;
 				}
-				fprintf(f, "  %5s " TABLE_COUNTERS " %7s  pid %" PRIu32 " %s, snaplen %"
-					PRIu32 ", filter %" PRIu32 " insns, filtered out %" PRIu64
-					", out of order %" PRIu64 "\n", "", c->captured, c->bytes,
-					c->dropped, c->fill, c->high_water, "", rd->pid, rd->comm,
-					rd->snaplen, rd->filter_len, rd->filtered, rd->out_of_order);
+				fprintf(f, "  %5s " TABLE_COUNTERS " %7s  ", "", c->captured, c->bytes,
+					c->dropped, c->fill, c->high_water, "");
+				/* pid 0: a process this one's pid namespace cannot see */
+				if (rd->pid)
+					fprintf(f, "pid %" PRIu32 " %s", rd->pid, rd->comm);
+				else
+					fprintf(f, "a process outside this pid namespace");
+				fprintf(f, ", snaplen %" PRIu32 ", filter %" PRIu32 " insns, filtered out %"
+					PRIu64 ", out of order %" PRIu64 "\n", rd->snaplen,
+					rd->filter_len, rd->filtered, rd->out_of_order);
 			}
 		}
 	}

@@ -186,6 +186,8 @@ struct mgcap_queue_info {
 	__u32 snaplen;		/* this ring's snaplen */
 	__u32 mode;		/* enum mgcap_mode */
 	char ifname[16];	/* at the time capture started */
+	__u32 netns;		/* its network namespace's inode number, as sysfs's netns */
+	__u32 reserved;		/* 0 */
 };
 
 struct mgcap_queue_stats {
@@ -350,7 +352,7 @@ enum mgcap_reader_attr {
 	MGCAP_RATTR_PAD,
 	/* PID to SNAPLEN, FILTERED, FILTER_LEN: to CAP_NET_ADMIN only (see above) */
 	MGCAP_RATTR_PID,	/* u32, the process that opened it, in the asker's pid namespace */
-	MGCAP_RATTR_COMM,	/* string, that process's name at open */
+	MGCAP_RATTR_COMM,	/* string, that process's name at open; none where PID is 0 */
 	MGCAP_RATTR_SNAPLEN,	/* u32 */
 	/* the five counters, in the same order as in the queue's nest */
 	MGCAP_RATTR_CAPTURED,	/* u64 */
