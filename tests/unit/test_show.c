@@ -122,20 +122,26 @@ static void test_table(void)
 	free(out);
 }
 
-/* A reader the asker's pid namespace cannot see: how it reads, not who it is. */
-static void test_reader_outside_pid_namespace(void)
+/* The sample with queue 1 read by @reader alone, rendered by @fn. */
+static char *render_one_reader(show_fn *fn, struct mgcap_nl_reader *reader)
 {
-	struct mgcap_nl_reader outside[1] = {
-		{ .pid = 0, .snaplen = 80, .filter_len = 4, .counters = { .captured = 5 } } };
 	struct mgcap_nl_list l;
 	struct mgcap_nl_dev d;
 	struct mgcap_nl_queue q[2];
-	char *out;
 
 	sample(&l, &d, q);
 	q[1].num_readers = 1;
-	q[1].readers = outside;
-	out = render(mgcap_show_table, &l);
+	q[1].readers = reader;
+	return render(fn, &l);
+}
+
+/* A reader the asker's pid namespace cannot see: how it reads, not who it is. */
+static void test_reader_outside_pid_namespace(void)
+{
+	struct mgcap_nl_reader outside = {
+		.pid = 0, .snaplen = 80, .filter_len = 4, .counters = { .captured = 5 } };
+	char *out = render_one_reader(mgcap_show_table, &outside);
+
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "          a process outside this pid namespace, snaplen 80,"
 					   " filter 4 insns, filtered out 0, out of order 0\n"));
 	CU_ASSERT_PTR_NULL(strstr(out, " pid 0"));
@@ -145,22 +151,15 @@ static void test_reader_outside_pid_namespace(void)
 /* Asked without CAP_NET_ADMIN: a reader's counters, not who it is or how it reads. */
 static void test_hidden_reader(void)
 {
-	struct mgcap_nl_reader hidden[1] = {
-		{ .hidden = 1, .counters = { .captured = 5 }, .out_of_order = 3 } };
-	struct mgcap_nl_list l;
-	struct mgcap_nl_dev d;
-	struct mgcap_nl_queue q[2];
-	char *out;
+	struct mgcap_nl_reader hidden = { .hidden = 1, .counters = { .captured = 5 },
+					  .out_of_order = 3 };
+	char *out = render_one_reader(mgcap_show_table, &hidden);
 
-	sample(&l, &d, q);
-	q[1].num_readers = 1;
-	q[1].readers = hidden;
-	out = render(mgcap_show_table, &l);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n                     5                  0            0"
 					   "            0            0          out of order 3\n"));
 	CU_ASSERT_PTR_NULL(strstr(out, " pid "));
 	free(out);
-	out = render(mgcap_show_json, &l);
+	out = render_one_reader(mgcap_show_json, &hidden);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"readers\":[{\"captured\":5,\"bytes\":0,\"dropped\":0,"
 					   "\"fill\":0,\"high_water\":0,\"out_of_order\":3}]}]}]\n"));
 	free(out);

@@ -127,30 +127,6 @@ t_readers_come_and_go_during_traffic() {
 	rmmod mgcap || bad "rmmod after every reader left"
 }
 
-t_readers_beyond_memory_are_refused() {
-	# 128 MiB rings in a 1 GiB guest: a reader whose ring would take more than
-	# half of the memory still available is refused, never the OOM killer
-	setup 1 && $MGCAP start mgt0 ring-size 128M >/dev/null || return 1
-	n=0
-	while [ $n -lt 8 ]; do
-		$WAIT /dev/mgcap/mgt0@0 hup 60 >"$TMP/g$n" 2>&1 &
-		i=0
-		until grep -q "ready\|mgcap-wait:" "$TMP/g$n" || [ $i -gt 100 ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
-		grep -q ready "$TMP/g$n" || break
-		n=$((n + 1))
-	done
-	say "$n readers with 128 MiB rings; then: $(cat "$TMP/g$n")"
-	[ $n -ge 2 ] || bad "fewer than 2 readers of 128 MiB fit in 1 GiB"
-	[ $n -lt 8 ] || bad "8 readers of 128 MiB in 1 GiB: nothing was refused"
-	grep -q "no memory for another reader's ring" "$TMP/g$n" || bad "no clear error"
-	dmesg | grep -qi "out of memory\|oom-killer" && bad "the OOM killer ran"
-	$MGCAP stop mgt0 || return 1
-	wait
-}
-
 # open_readers NAME MAX [WHO...]: readers of mgt0's queue 0 (mgcap-wait,
 # run by WHO, such as setpriv as nobody), opened one after another until
 # one is refused or MAX are open; their count in $opened, the refused one's
@@ -170,6 +146,20 @@ open_readers() {
 		grep -q ready "$TMP/$name$opened" || break
 		opened=$((opened + 1))
 	done
+}
+
+t_readers_beyond_memory_are_refused() {
+	# 128 MiB rings in a 1 GiB guest: a reader whose ring would take more than
+	# half of the memory still available is refused, never the OOM killer
+	setup 1 && $MGCAP start mgt0 ring-size 128M >/dev/null || return 1
+	open_readers g 8
+	say "$opened readers with 128 MiB rings; then: $(cat "$TMP/g$opened")"
+	[ $opened -ge 2 ] || bad "fewer than 2 readers of 128 MiB fit in 1 GiB"
+	[ $opened -lt 8 ] || bad "8 readers of 128 MiB in 1 GiB: nothing was refused"
+	grep -q "no memory for another reader's ring" "$TMP/g$opened" || bad "no clear error"
+	dmesg | grep -qi "out of memory\|oom-killer" && bad "the OOM killer ran"
+	$MGCAP stop mgt0 || return 1
+	wait
 }
 
 # What members of the group mgcap (nobody here, with the node's group
