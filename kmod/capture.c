@@ -60,6 +60,7 @@ static rx_handler_result_t mgcap_rx_handler(struct sk_buff **pskb)
  * runs before, takes those frames (the rest go on to the rx_handler), at
  * the same point for the capture: after the taps and tc ingress.
  */
+#if IS_ENABLED(CONFIG_NETFILTER_INGRESS)
 static unsigned int mgcap_vlan_hook(void *priv, struct sk_buff *skb,
 				    const struct nf_hook_state *state)
 {
@@ -68,6 +69,35 @@ static unsigned int mgcap_vlan_hook(void *priv, struct sk_buff *skb,
 		return NF_ACCEPT;
 	return mgcap_capture_frame(priv, skb) ? NF_STOLEN : NF_ACCEPT;
 }
+
+static int mgcap_vlan_hook_register(struct mgcap_capture *cap)
+{
+	cap->vlan_hook = (struct nf_hook_ops) {
+		.hook = mgcap_vlan_hook,
+		.priv = cap,
+		.dev = cap->dev,
+		.pf = NFPROTO_NETDEV,
+		.hooknum = NF_NETDEV_INGRESS,
+		.priority = INT_MIN,
+	};
+	return nf_register_net_hook(dev_net(cap->dev), &cap->vlan_hook);
+}
+
+static void mgcap_vlan_hook_unregister(struct mgcap_capture *cap)
+{
+	nf_unregister_net_hook(dev_net(cap->dev), &cap->vlan_hook);
+}
+#else
+/* a kernel without netfilter's ingress hook: said, and the frames bypass */
+static int mgcap_vlan_hook_register(struct mgcap_capture *cap)
+{
+	return -EOPNOTSUPP;
+}
+
+static void mgcap_vlan_hook_unregister(struct mgcap_capture *cap)
+{
+}
+#endif
 
 /*
  * The VLAN hook in place for @cap (once: it stays until the stop).  Called
@@ -78,23 +108,14 @@ void mgcap_capture_watch_vlans(struct mgcap_capture *cap)
 	int err;
 
 	ASSERT_RTNL();
-	if (cap->vlan_hook.hook)
+	if (cap->vlan_hooked)
 		return;
-	cap->vlan_hook = (struct nf_hook_ops) {
-		.hook = mgcap_vlan_hook,
-		.priv = cap,
-		.dev = cap->dev,
-		.pf = NFPROTO_NETDEV,
-		.hooknum = NF_NETDEV_INGRESS,
-		.priority = INT_MIN,
-	};
-	err = nf_register_net_hook(dev_net(cap->dev), &cap->vlan_hook);
-	if (err) {
-		cap->vlan_hook.hook = NULL;
+	err = mgcap_vlan_hook_register(cap);
+	if (err)
 		netdev_warn(cap->dev,
-			    "mgcap: its VLAN devices' frames bypass the capture (no ingress hook: %d)\n",
+			    "mgcap: its VLAN devices' frames bypass the capture (no netfilter ingress hook: %d)\n",
 			    err);
-	}
+	cap->vlan_hooked = !err;
 }
 
 struct mgcap_capture *mgcap_capture_find(const struct net_device *dev)
@@ -294,8 +315,8 @@ void mgcap_capture_stop(struct mgcap_capture *cap)
 
 	ASSERT_RTNL();
 	/* each waits for every running hook (synchronize_net) */
-	if (cap->vlan_hook.hook)
-		nf_unregister_net_hook(dev_net(dev), &cap->vlan_hook);
+	if (cap->vlan_hooked)
+		mgcap_vlan_hook_unregister(cap);
 	netdev_rx_handler_unregister(dev);
 	list_del(&cap->list);
 	netdev_info(dev, "mgcap: capture stopped\n");

@@ -146,7 +146,8 @@ struct mgcap_capture {
 	u64 ring_size;
 	u32 snaplen;
 	struct mgcap_autostop *autostop;	/* NULL: stays until stopped */
-	struct nf_hook_ops vlan_hook;	/* .hook NULL: not registered (no VLAN device yet) */
+	struct nf_hook_ops vlan_hook;	/* its VLAN devices' frames (capture.c) ... */
+	bool vlan_hooked;		/* ... once registered */
 	struct mgcap_ring *rings[];
 };
 

@@ -140,6 +140,10 @@ t_vlan_devices_frames_captured_and_dropped() {
 	ip link set vB up && $MGCAP start vB >/dev/null || return 1
 	ip link add link vB name vB.100 type vlan id 100 && ip addr add 192.0.2.2/24 dev vB.100 &&
 		ip link set vB.100 up || return 1
+	if dmesg | grep -q "vB: mgcap: its VLAN devices' frames bypass the capture (no netfilter ingress hook: -95)"; then
+		skip "this kernel has no netfilter ingress hook (CONFIG_NETFILTER_INGRESS), and mgcap says so"
+		return 0
+	fi
 	# no ARP: the frames on the wire are the pings alone, whatever drop mode keeps
 	ip -n vlanpeer neigh add 192.0.2.2 lladdr "$(cat /sys/class/net/vB/address)" dev vA.100 &&
 		ip neigh add 192.0.2.1 lladdr "$(ip netns exec vlanpeer cat /sys/class/net/vA/address)" \
