@@ -2,7 +2,8 @@
 #include "mgcap_merge.h"
 
 /* The order's look at a queue: its next record, kept in the queue until handed out. */
-static inline int look_ahead(void *arg, size_t queue, uint64_t now_ns, uint64_t *key,
+static inline __attribute__((always_inline))
+int look_ahead(void *arg, size_t queue, uint64_t now_ns, uint64_t *key,
 		      uint64_t *visible_at)
 {
 	struct mgcap_merge *m = arg;

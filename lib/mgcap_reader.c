@@ -46,6 +46,14 @@ int mgcap_reader_attach(struct mgcap_reader *r, void *map, size_t map_size,
 	return 0;
 }
 
+const struct mgcap_rec *mgcap_reader_set_corrupt(struct mgcap_reader *r, uint64_t at)
+{
+	r->corrupt = 1;
+	r->corrupt_at = at;
+	r->head = r->tail;	/* every look then goes through the producer's path */
+	return NULL;
+}
+
 /* What a failed open of a queue device means for a reader. */
 static const char *open_error(int err)
 {

@@ -48,34 +48,29 @@ int mgcap_reader_open(struct mgcap_reader *r, const char *path, char *err, size_
 void mgcap_reader_close(struct mgcap_reader *r);
 
 /*
- * Whether @rec, with @room bytes from it to the producer index or the end
- * of the data area (whichever comes first), is a record as the kernel
- * writes them: its rec_len what its caplen and flags make (computed wide:
- * no caplen wraps it), and within @room.
+ * Whether @rec, @room bytes before the end of what may be read, is a record
+ * as the kernel writes them: its rec_len what its caplen and flags make
+ * (mgcap_rec_len(), computed wide: no caplen wraps it), within @room.
+ * Once a record, in the read loops: branches the compiler can fold.
  */
 static inline int mgcap_rec_fits(const struct mgcap_rec *rec, uint64_t room)
 {
-	uint64_t len = ((uint64_t)rec->caplen + sizeof(*rec) + MGCAP_REC_ALIGN - 1) &
-		       ~(uint64_t)(MGCAP_REC_ALIGN - 1);
+	/* mgcap_rec_len(), in 64 bits and without a branch for the stamp */
+	uint64_t len = (((uint64_t)rec->caplen + sizeof(*rec) + MGCAP_REC_ALIGN - 1) &
+			~(uint64_t)(MGCAP_REC_ALIGN - 1)) +
+		       ((rec->flags & MGCAP_REC_F_SWTSTAMP) << 1);
 
-	if (rec->flags & MGCAP_REC_F_SWTSTAMP)
-		len += sizeof(uint64_t);
-	return rec->rec_len == len && len <= room;
+	_Static_assert((MGCAP_REC_F_SWTSTAMP << 1) == sizeof(uint64_t), "the stamp's bytes");
+	return (rec->rec_len == len) & (len <= room);
 }
 
 /*
  * Reading ends at ring index @at: nothing more is handed out (the caller
  * learns it from mgcap_reader_corrupt()).  Always NULL, for the caller to
- * return.
+ * return.  Out of line: the read loops stay small enough to inline.
  */
-static inline const struct mgcap_rec *mgcap_reader_set_corrupt(struct mgcap_reader *r,
-							       uint64_t at)
-{
-	r->corrupt = 1;
-	r->corrupt_at = at;
-	r->head = r->tail;	/* every look then goes through the producer's path */
-	return NULL;
-}
+__attribute__((cold))
+const struct mgcap_rec *mgcap_reader_set_corrupt(struct mgcap_reader *r, uint64_t at);
 
 /* Whether reading ended at a record that does not fit (@at: where), or an impossible index. */
 static inline int mgcap_reader_corrupt(const struct mgcap_reader *r, uint64_t *at)
@@ -85,35 +80,35 @@ static inline int mgcap_reader_corrupt(const struct mgcap_reader *r, uint64_t *a
 	return r->corrupt;
 }
 
-/* The next record, or NULL when none is ready (or reading ended: see above). */
+/*
+ * The next record, or NULL when none is ready (or reading ended: see
+ * above).  A record is held to the end of the data area; one that runs
+ * past the producer index ends the reading at the next call.
+ */
 static inline const struct mgcap_rec *mgcap_reader_next(struct mgcap_reader *r)
 {
 	for (;;) {
 		const struct mgcap_rec *rec;
-		uint64_t skip, unread, pos, room;
+		uint64_t skip, pos;
 
-		if (r->tail == r->head) {
-			if (r->corrupt)
-				return NULL;
+		/* nothing unread, or more than the ring holds: one test for both */
+		if (r->head - r->tail - 1 >= r->data_size) {
 			/* pairs with the kernel's release store of producer */
-			r->head = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
-			if (r->tail == r->head)
+			if (r->head == r->tail && !r->corrupt)
+				r->head = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
+			if (r->head == r->tail)
 				return NULL;
+			if (r->head - r->tail > r->data_size)
+				return mgcap_reader_set_corrupt(r, r->tail);
 		}
-		unread = r->head - r->tail;
-		if (unread > r->data_size)
-			return mgcap_reader_set_corrupt(r, r->tail);
 		skip = mgcap_ring_skip_at(r->tail, r->data_size, r->data);
 		if (skip) {
-			if (skip > unread)
-				return mgcap_reader_set_corrupt(r, r->tail);
-			r->tail += skip;
+			r->tail += skip;	/* (past the producer index: caught above) */
 			continue;
 		}
 		pos = r->tail & (r->data_size - 1);
-		room = r->data_size - pos;
 		rec = (const struct mgcap_rec *)(r->data + pos);
-		if (!mgcap_rec_fits(rec, unread < room ? unread : room))
+		if (!mgcap_rec_fits(rec, r->data_size - pos))
 			return mgcap_reader_set_corrupt(r, r->tail);
 		r->tail += rec->rec_len;
 		return rec;
