@@ -54,6 +54,7 @@ struct pcap_mgcap {
 	int on_close_list;	/* pcap_add_to_pcaps_to_close(): closed at exit() too */
 	int tstamp_type;	/* PCAP_TSTAMP_*: what the stamps are, after any warning */
 	int adapter;		/* PCAP_TSTAMP_ADAPTER: converted, the rings gated */
+	unsigned long corruptions_seen;	/* mgcap_reader_corruptions when none was ours */
 };
 
 /* the read and cleanup ops (not exported from the shared library) */

@@ -56,15 +56,21 @@ static int all_detached(const struct pcap_mgcap *pm)
 }
 
 /*
- * Whether a ring's reading ended at a record that does not fit it (a
- * reader of the ring wrote it): the error said in errbuf.
+ * Whether a ring's reading ended at a record or an index no kernel wrote
+ * (its reader wrote it): the error said in errbuf.  Looked for once a
+ * read, at a cost only once a reader in the process met one: a merged
+ * read's other queues would go on delivering, while the order gave up on
+ * the ring that filled.
  */
 static int corrupt_ring(pcap_t *p)
 {
 	struct pcap_mgcap *pm = p->priv;
+	unsigned long seen = __atomic_load_n(&mgcap_reader_corruptions, __ATOMIC_RELAXED);
 	uint64_t at;
 	size_t i;
 
+	if (seen == pm->corruptions_seen)
+		return 0;
 	for (i = 0; i < pm->merge.n; i++) {
 		const struct mgcap_reader *r = &pm->queues[i].r;
 
@@ -76,6 +82,7 @@ static int corrupt_ring(pcap_t *p)
 			return 1;
 		}
 	}
+	pm->corruptions_seen = seen;	/* another handle's */
 	return 0;
 }
 
@@ -266,6 +273,9 @@ int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 			p->break_loop = 0;
 			return n ? n : PCAP_ERROR_BREAK;
 		}
+		/* (the records a read delivered before it met one were delivered) */
+		if (corrupt_ring(p))
+			return PCAP_ERROR;
 		if (pm->adapter) {
 			mgcap_wait_sample_clocks(pm, now);
 			mgcap_wait_arm_sample_timer(pm, now);
@@ -286,8 +296,6 @@ int pcap_mgcap_read(pcap_t *p, int cnt, pcap_handler cb, u_char *user)
 				 "%s: the capture was stopped", p->opt.device);
 			return PCAP_ERROR;
 		}
-		if (corrupt_ring(p))
-			return PCAP_ERROR;
 		/*
 		 * Nothing was delivered by this call, so whatever it read the
 		 * filter rejected: its space goes back now, or its ring would

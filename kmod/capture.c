@@ -57,14 +57,21 @@ static rx_handler_result_t mgcap_rx_handler(struct sk_buff **pskb)
  * device before any rx_handler of eth0 runs (vlan_do_receive()): the
  * capture would miss it, and drop mode would let it through.  While the
  * captured device has VLAN devices, this netfilter ingress hook, which
- * runs before, takes those frames (the rest go on to the rx_handler), at
- * the same point for the capture: after the taps and tc ingress.
+ * runs before, takes those frames (the rest go on to the rx_handler).
+ * It runs last among the device's netdev ingress hooks (nftables' chains
+ * among them), as the rx_handler runs after all of them, so both see the
+ * frames those let through, as they left them.  (Frames an ifb device
+ * sends back skip every ingress hook: mgcap(7), BUGS.)
  */
 #if IS_ENABLED(CONFIG_NETFILTER_INGRESS)
 static unsigned int mgcap_vlan_hook(void *priv, struct sk_buff *skb,
 				    const struct nf_hook_state *state)
 {
-	if (!skb_vlan_tag_present(skb) ||
+	/*
+	 * The device's own VLAN devices only, as vlan_do_receive() looks: the
+	 * lookup's fallback to a master's would take frames it never moves
+	 */
+	if (!skb_vlan_tag_present(skb) || !rcu_access_pointer(skb->dev->vlan_info) ||
 	    !__vlan_find_dev_deep_rcu(skb->dev, skb->vlan_proto, skb_vlan_tag_get_id(skb)))
 		return NF_ACCEPT;
 	return mgcap_capture_frame(priv, skb) ? NF_STOLEN : NF_ACCEPT;
@@ -78,17 +85,17 @@ static int mgcap_vlan_hook_register(struct mgcap_capture *cap)
 		.dev = cap->dev,
 		.pf = NFPROTO_NETDEV,
 		.hooknum = NF_NETDEV_INGRESS,
-		.priority = INT_MIN,
+		.priority = INT_MAX,
 	};
 	return nf_register_net_hook(dev_net(cap->dev), &cap->vlan_hook);
 }
 
+/* (no wait for a hook running: mgcap_capture_stop() has the rx_handler's) */
 static void mgcap_vlan_hook_unregister(struct mgcap_capture *cap)
 {
 	nf_unregister_net_hook(dev_net(cap->dev), &cap->vlan_hook);
 }
 #else
-/* a kernel without netfilter's ingress hook: said, and the frames bypass */
 static int mgcap_vlan_hook_register(struct mgcap_capture *cap)
 {
 	return -EOPNOTSUPP;
@@ -100,22 +107,26 @@ static void mgcap_vlan_hook_unregister(struct mgcap_capture *cap)
 #endif
 
 /*
- * The VLAN hook in place for @cap (once: it stays until the stop).  Called
- * at the start where the device has VLAN devices, and when one is made.
+ * The VLAN hook in place for @cap (once: it stays until the stop), where
+ * the device has a VLAN device or one is being made.  0, or the error: a
+ * capture in drop mode must not go on without it (it would let the VLAN
+ * devices' frames through); in mirror mode they bypass the capture, and
+ * the kernel's log says so.
  */
-void mgcap_capture_watch_vlans(struct mgcap_capture *cap)
+int mgcap_capture_watch_vlans(struct mgcap_capture *cap)
 {
 	int err;
 
 	ASSERT_RTNL();
 	if (cap->vlan_hooked)
-		return;
+		return 0;
 	err = mgcap_vlan_hook_register(cap);
 	if (err)
 		netdev_warn(cap->dev,
 			    "mgcap: its VLAN devices' frames bypass the capture (no netfilter ingress hook: %d)\n",
 			    err);
 	cap->vlan_hooked = !err;
+	return err;
 }
 
 struct mgcap_capture *mgcap_capture_find(const struct net_device *dev)
@@ -188,7 +199,7 @@ static int mgcap_capture_add_rings(struct mgcap_capture *cap, struct netlink_ext
 
 	for (i = 0; i < cap->num_rings; i++) {
 		/* (a START needs CAP_NET_ADMIN) */
-		struct mgcap_ring *ring = mgcap_ring_create(i, cap->ring_size, cap->snaplen, false);
+		struct mgcap_ring *ring = mgcap_ring_create(i, cap->ring_size, cap->snaplen, 0);
 
 		if (!ring) {
 			NL_SET_ERR_MSG(extack, "cannot allocate a ring (try a smaller ring size)");
@@ -273,20 +284,24 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 	if (err)
 		goto err_free;
 
+	if (vlan_uses_dev(dev) && mgcap_capture_watch_vlans(cap) && mode == MGCAP_MODE_DROP) {
+		NL_SET_ERR_MSG(extack,
+			       "drop mode would let its VLAN devices' frames through (no netfilter ingress hook)");
+		err = -EOPNOTSUPP;
+		goto err_free;
+	}
 	err = netdev_rx_handler_register(dev, mgcap_rx_handler, cap);
 	if (err == -EBUSY) {
 		NL_SET_ERR_MSG(extack,
 			       "device already has a receive handler (bridge, bond, team or macvlan port?)");
-		goto err_free;
+		goto err_unhook;
 	}
 	if (err) {
 		NL_SET_ERR_MSG(extack, "cannot register the receive handler");
-		goto err_free;
+		goto err_unhook;
 	}
 	netdev_hold(dev, &cap->dev_tracker, GFP_KERNEL);
 	list_add_tail(&cap->list, &mgcap_captures);
-	if (vlan_uses_dev(dev))
-		mgcap_capture_watch_vlans(cap);
 	if (cap->autostop)
 		mgcap_autostop_schedule(cap->autostop, MGCAP_AUTOSTOP_GRACE);
 	netdev_info(dev, "mgcap: capturing %u queue(s), %llu byte rings, %s mode%s\n",
@@ -294,19 +309,28 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 		    autostop ? ", until its last reader closes" : "");
 	return 0;
 
+err_unhook:
+	if (cap->vlan_hooked) {
+		mgcap_vlan_hook_unregister(cap);
+		synchronize_net();	/* a hook may still run with @cap */
+	}
 err_free:
 	mgcap_capture_free_rings(cap);
 	return err;
 }
 
-void mgcap_capture_set_mode(struct mgcap_capture *cap, u32 mode)
+/* 0, or -EOPNOTSUPP: drop mode, and the device's VLAN devices would bypass it */
+int mgcap_capture_set_mode(struct mgcap_capture *cap, u32 mode)
 {
 	u32 i;
 
 	ASSERT_RTNL();
+	if (mode == MGCAP_MODE_DROP && vlan_uses_dev(cap->dev) && mgcap_capture_watch_vlans(cap))
+		return -EOPNOTSUPP;
 	WRITE_ONCE(cap->mode, mode);
 	for (i = 0; i < cap->num_rings; i++)
 		WRITE_ONCE(cap->rings[i]->mode, mode);
+	return 0;
 }
 
 void mgcap_capture_stop(struct mgcap_capture *cap)
@@ -314,7 +338,11 @@ void mgcap_capture_stop(struct mgcap_capture *cap)
 	struct net_device *dev = cap->dev;
 
 	ASSERT_RTNL();
-	/* each waits for every running hook (synchronize_net) */
+	/*
+	 * The VLAN hook first: the rx_handler's unregistration then waits for
+	 * every hook running (synchronize_net), this one's too, before the
+	 * rings and @cap go
+	 */
 	if (cap->vlan_hooked)
 		mgcap_vlan_hook_unregister(cap);
 	netdev_rx_handler_unregister(dev);

@@ -123,7 +123,8 @@ static __poll_t mgcap_poll(struct file *file, poll_table *wait)
 	return mask;
 }
 
-static long mgcap_ioctl_info(struct mgcap_ring *ring, void __user *arg)
+/* @len: all of it, or what MGCAP_IOC_INFO_V1's readers know of it */
+static long mgcap_ioctl_info(struct mgcap_ring *ring, void __user *arg, size_t len)
 {
 	const struct mgcap_ring *capture_ring = mgcap_ring_owner(ring);
 	struct mgcap_queue_info info;
@@ -140,7 +141,7 @@ static long mgcap_ioctl_info(struct mgcap_ring *ring, void __user *arg)
 	info.mode = READ_ONCE(capture_ring->mode);
 	strscpy(info.ifname, capture_ring->ifname, sizeof(info.ifname));
 	info.netns = capture_ring->netns_inum;
-	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
+	return copy_to_user(arg, &info, len) ? -EFAULT : 0;
 }
 
 static long mgcap_ioctl_stats(struct mgcap_ring *ring, void __user *arg)
@@ -221,7 +222,11 @@ static long mgcap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	switch (cmd) {
 	case MGCAP_IOC_INFO:
-		return mgcap_ioctl_info(ring, uarg);
+		return mgcap_ioctl_info(ring, uarg, sizeof(struct mgcap_queue_info));
+	case MGCAP_IOC_INFO_V1:
+		BUILD_BUG_ON(offsetof(struct mgcap_queue_info, netns) !=
+			     _IOC_SIZE(MGCAP_IOC_INFO_V1));
+		return mgcap_ioctl_info(ring, uarg, _IOC_SIZE(MGCAP_IOC_INFO_V1));
 	case MGCAP_IOC_STATS:
 		return mgcap_ioctl_stats(ring, uarg);
 	case MGCAP_IOC_SET_SNAPLEN:

@@ -27,12 +27,16 @@ static int mgcap_netdev_event(struct notifier_block *nb, unsigned long event, vo
 
 	switch (event) {
 	case NETDEV_REGISTER:
-		/* a VLAN device of a captured one: its frames bypass the rx_handler */
+		/*
+		 * a VLAN device of a captured one: its frames bypass the
+		 * rx_handler; refused where drop mode would let them through
+		 */
 		if (!is_vlan_dev(dev))
 			return NOTIFY_DONE;
 		cap = mgcap_capture_find(vlan_dev_real_dev(dev));
-		if (cap)
-			mgcap_capture_watch_vlans(cap);
+		if (cap && mgcap_capture_watch_vlans(cap) &&
+		    READ_ONCE(cap->mode) == MGCAP_MODE_DROP)
+			return notifier_from_errno(-EOPNOTSUPP);
 		return NOTIFY_OK;
 	case NETDEV_UNREGISTER:
 		/* also sent when the device moves to another namespace */

@@ -155,15 +155,19 @@ struct mgcap_capture {
 struct mgcap_capture *mgcap_capture_find(const struct net_device *dev);
 int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 			u32 mode, bool autostop, struct netlink_ext_ack *extack);
-void mgcap_capture_set_mode(struct mgcap_capture *cap, u32 mode);
-void mgcap_capture_watch_vlans(struct mgcap_capture *cap);
+int mgcap_capture_set_mode(struct mgcap_capture *cap, u32 mode);
+int mgcap_capture_watch_vlans(struct mgcap_capture *cap);
 void mgcap_capture_stop(struct mgcap_capture *cap);
 void mgcap_capture_stop_all(void);
 extern struct list_head mgcap_captures;
 
 /* ring.c */
-struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen, bool unprivileged);
+#define MGCAP_RING_READER	BIT(0)	/* a further reader's */
+#define MGCAP_RING_UNPRIVILEGED	BIT(1)	/* ... without CAP_NET_ADMIN */
+struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen, unsigned int how);
 int mgcap_ring_map(struct mgcap_ring *ring, struct vm_area_struct *vma);
+int mgcap_ring_renew_held(struct mgcap_ring *ring);
+u64 mgcap_ring_out_of_order(struct mgcap_ring *ring);
 void mgcap_ring_put(struct mgcap_ring *ring);
 void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue);
 void mgcap_ring_detach(struct mgcap_ring *ring);

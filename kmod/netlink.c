@@ -181,7 +181,7 @@ static int mgcap_nl_put_reader(struct sk_buff *skb, struct mgcap_ring *ring, boo
 				MGCAP_RATTR_PAD) ||
 	      nla_put_u32(skb, MGCAP_RATTR_FILTER_LEN, mgcap_nl_filter_len(ring)))) ||
 	    mgcap_nl_put_counters(skb, ring, MGCAP_RATTR_CAPTURED, MGCAP_RATTR_PAD) ||
-	    nla_put_u64_64bit(skb, MGCAP_RATTR_OUT_OF_ORDER, READ_ONCE(ring->ctrl->out_of_order),
+	    nla_put_u64_64bit(skb, MGCAP_RATTR_OUT_OF_ORDER, mgcap_ring_out_of_order(ring),
 			      MGCAP_RATTR_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
@@ -403,8 +403,12 @@ static int mgcap_nl_set(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(cap)) {
 		err = PTR_ERR(cap);
 	} else {
-		mgcap_capture_set_mode(cap, nla_get_u32(info->attrs[MGCAP_ATTR_MODE]));
-		err = mgcap_nl_reply_done(skb, info, cap);
+		err = mgcap_capture_set_mode(cap, nla_get_u32(info->attrs[MGCAP_ATTR_MODE]));
+		if (err)
+			NL_SET_ERR_MSG(info->extack,
+				       "drop mode would let its VLAN devices' frames through (no netfilter ingress hook)");
+		else
+			err = mgcap_nl_reply_done(skb, info, cap);
 	}
 	rtnl_unlock();
 	return err;

@@ -54,7 +54,8 @@ static struct mgcap_ring *mgcap_reader_ring_create(struct mgcap_ring *ring, bool
 {
 	struct mgcap_ring *mine;
 
-	mine = mgcap_ring_create(ring->queue, ring->mask + 1, ring->default_snaplen, !privileged);
+	mine = mgcap_ring_create(ring->queue, ring->mask + 1, ring->default_snaplen,
+				 MGCAP_RING_READER | (privileged ? 0 : MGCAP_RING_UNPRIVILEGED));
 	if (mine)
 		mine->owner = ring;
 	return mine;
@@ -96,6 +97,15 @@ struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring)
 		if (ring->num_readers >= places) {
 			mine = ERR_PTR(-EBUSY);
 			goto out;
+		}
+		/* the capture's ring, as its last reader may have left it held */
+		if (!ring->first_reader) {
+			int err = mgcap_ring_renew_held(ring);
+
+			if (err) {
+				mine = ERR_PTR(err);
+				goto out;
+			}
 		}
 		/*
 		 * A place is free: a capture for its readers must not be

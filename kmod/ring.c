@@ -49,8 +49,8 @@ static atomic64_t mgcap_ring_bytes_unprivileged = ATOMIC64_INIT(0);
  * at most half of the RAM, and a new one at most half of what is available
  * now.  The rings of readers without CAP_NET_ADMIN (members of the group
  * mgcap) take at most a quarter of that together, so that they never
- * leave a START or a privileged reader without a ring.  (Each ring is
- * charged to the memory cgroup of the one who made it, too.)
+ * leave a START or a privileged reader without a ring.  (A further
+ * reader's ring is charged to its memory cgroup, too.)
  */
 static bool mgcap_ring_charge(u64 size, bool unprivileged)
 {
@@ -82,27 +82,55 @@ static void mgcap_ring_uncharge(u64 size, bool unprivileged)
 /*
  * The control page as the kernel vouches for it: its layout, flags and
  * indices from the kernel's own copies, nothing unread.  Under the ring
- * lock, or before anyone can see the ring.
+ * lock, or before anyone can see the ring; field by field, so that a look
+ * at the consumer index without the lock never finds it anywhere else.
  */
 static void mgcap_ring_write_ctrl(struct mgcap_ring *ring)
 {
 	struct mgcap_ring_ctrl *ctrl = ring->ctrl;
 
-	memset(ctrl, 0, sizeof(*ctrl));
 	ctrl->magic = MGCAP_RING_MAGIC;
 	ctrl->version = MGCAP_RING_VERSION;
 	ctrl->flags = ring->flags;
 	ctrl->queue = ring->queue;
 	ctrl->data_offset = PAGE_SIZE;
 	ctrl->data_size = ring->mask + 1;
-	ctrl->producer = ring->head;
-	ctrl->consumer = ring->head;
+	memset(ctrl->reserved0, 0, sizeof(ctrl->reserved0));
+	WRITE_ONCE(ctrl->producer, ring->head);
+	memset(ctrl->reserved1, 0, sizeof(ctrl->reserved1));
+	WRITE_ONCE(ctrl->consumer, ring->head);
+	WRITE_ONCE(ctrl->out_of_order, 0);
+	memset(ctrl->reserved2, 0, sizeof(ctrl->reserved2));
 }
 
-/* @unprivileged: made for a reader without CAP_NET_ADMIN (see mgcap_ring_charge()) */
-struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen, bool unprivileged)
+/*
+ * A ring's memory, zeroed, so no byte a reader can see was ever
+ * uninitialised.  A further reader's is charged to its memory cgroup (the
+ * capture's belongs to the capture, not to whoever started it), and its
+ * pages and their charge are refused beyond it rather than OOM-killed.
+ */
+static void *mgcap_ring_alloc_mem(size_t size, unsigned int how)
 {
+	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN;
+
+	if (how & MGCAP_RING_READER)
+		gfp |= __GFP_ACCOUNT | __GFP_RETRY_MAYFAIL;
+	return __vmalloc(size, gfp);
+}
+
+static void mgcap_ring_set_mem(struct mgcap_ring *ring, void *mem)
+{
+	ring->mem = mem;
+	ring->ctrl = mem;
+	ring->data = (u8 *)mem + PAGE_SIZE;
+}
+
+/* @how: MGCAP_RING_READER, MGCAP_RING_UNPRIVILEGED (see mgcap_ring_charge()) */
+struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen, unsigned int how)
+{
+	bool unprivileged = how & MGCAP_RING_UNPRIVILEGED;
 	struct mgcap_ring *ring;
+	void *mem;
 
 	/* the ABI: producer and consumer each on a cache line of their own */
 	BUILD_BUG_ON(offsetof(struct mgcap_ring_ctrl, producer) != 64);
@@ -115,21 +143,15 @@ struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen, bool
 
 	if (!mgcap_ring_charge(PAGE_SIZE + data_size, unprivileged))
 		return NULL;
-	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
 	if (!ring)
 		goto err_uncharge;
 	ring->unprivileged = unprivileged;
 	ring->mmap_size = PAGE_SIZE + data_size;
-	/*
-	 * zeroed, so no byte the reader can see was ever uninitialised;
-	 * beyond its cgroup's memory, refused rather than OOM-killed
-	 */
-	ring->mem = __vmalloc(ring->mmap_size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
-			      __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
-	if (!ring->mem)
+	mem = mgcap_ring_alloc_mem(ring->mmap_size, how);
+	if (!mem)
 		goto err_free;
-	ring->ctrl = ring->mem;
-	ring->data = (u8 *)ring->mem + PAGE_SIZE;
+	mgcap_ring_set_mem(ring, mem);
 	ring->mask = data_size - 1;
 	ring->queue = queue;
 	ring->default_snaplen = snaplen;
@@ -195,6 +217,48 @@ int mgcap_ring_map(struct mgcap_ring *ring, struct vm_area_struct *vma)
 }
 
 /*
+ * Whether anything but the ring itself holds one of its pages (each has one
+ * reference, its own, while nothing maps it): a reference taken through a
+ * mapping (get_user_pages(): an O_DIRECT or FUSE read into it still in
+ * flight, a vmsplice()) outlives the mapping and its file, and whoever
+ * took it could write into the ring while the next reader reads it.
+ */
+static bool mgcap_ring_pages_held(const struct mgcap_ring *ring)
+{
+	size_t off;
+
+	for (off = 0; off < ring->mmap_size; off += PAGE_SIZE)
+		if (page_count(vmalloc_to_page((u8 *)ring->mem + off)) != 1)
+			return true;
+	return false;
+}
+
+/*
+ * Before a new first reader of the capture's ring, while nothing maps it:
+ * where its last reader left a page held (see above), the ring gets new
+ * memory, empty (what arrived since the close was open to that writer),
+ * and the old goes to whoever holds it.  0, or -ENOMEM.
+ */
+int mgcap_ring_renew_held(struct mgcap_ring *ring)
+{
+	void *fresh, *old;
+
+	if (!mgcap_ring_pages_held(ring))
+		return 0;
+	fresh = mgcap_ring_alloc_mem(ring->mmap_size, 0);
+	if (!fresh)
+		return -ENOMEM;
+	spin_lock_bh(&ring->lock);
+	old = ring->mem;
+	mgcap_ring_set_mem(ring, fresh);
+	mgcap_ring_write_ctrl(ring);
+	spin_unlock_bh(&ring->lock);
+	/* (every other use of the memory is under the lock, or the reader's own) */
+	vfree(old);
+	return 0;
+}
+
+/*
  * Every change of the ring's flags goes through here, under the ring lock:
  * the kernel's own copy first, then the one the reader sees (which it may
  * overwrite, so the kernel never reads it back).
@@ -216,13 +280,14 @@ bool mgcap_ring_has_flag(const struct mgcap_ring *ring, u32 flag)
 
 /*
  * The reader of the capture's own ring has gone, and with its last close
- * its last mapping: nobody can write the ring until the next reader maps
- * it.  The next one must not parse what this one left: an index it put
- * anywhere, records it rewrote.  So the kernel takes the control page back
- * (its layout, flags and producer index from its own copies, without the
- * reader's error and counts) and gives what was unread back to the ring:
- * the next reader starts where this one left the ring, at a record the
- * kernel wrote, and reads what arrived since, which nobody could touch.
+ * its last mapping.  The next one must not parse what this one left: an
+ * index it put anywhere, records it rewrote.  So the kernel takes the
+ * control page back (its layout, flags and producer index from its own
+ * copies, without the reader's error and counts) and gives what was unread
+ * back to the ring: the next reader starts where this one left the ring,
+ * at a record the kernel wrote, and reads what arrived since, which no
+ * reader could touch (a page it still held by other means gets the ring
+ * new memory first: mgcap_ring_renew_held()).
  */
 void mgcap_ring_reader_gone(struct mgcap_ring *ring)
 {
@@ -257,7 +322,21 @@ void mgcap_ring_get_stats(struct mgcap_ring *ring, struct mgcap_queue_stats *st)
 	st->bytes = READ_ONCE(ring->bytes);
 	st->dropped = READ_ONCE(ring->dropped);
 	st->high_water = READ_ONCE(ring->high_water);
-	st->fill = mgcap_ring_fill(ring, READ_ONCE(ring->head), READ_ONCE(ring->ctrl->consumer));
+	/* under the lock: the memory may be renewed (mgcap_ring_renew_held()) */
+	spin_lock_bh(&ring->lock);
+	st->fill = mgcap_ring_fill(ring, ring->head, READ_ONCE(ring->ctrl->consumer));
+	spin_unlock_bh(&ring->lock);
+}
+
+/* The reader's out-of-order count, from its control page (see above). */
+u64 mgcap_ring_out_of_order(struct mgcap_ring *ring)
+{
+	u64 n;
+
+	spin_lock_bh(&ring->lock);
+	n = READ_ONCE(ring->ctrl->out_of_order);
+	spin_unlock_bh(&ring->lock);
+	return n;
 }
 
 /*

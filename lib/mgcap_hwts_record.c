@@ -15,12 +15,15 @@
 #define RECORD_FORMAT	"%d %d %d %d %d %d %d\n"
 #define RECORD_FIELDS	7
 #define RECORD_MAX	128
+/* the lock waited for at most this long: 2 s */
+#define LOCK_TRIES	200
+#define LOCK_WAIT_US	10000
 
 int mgcap_hwts_records_lock(const char *dir)
 {
 	char parent[256];
 	char *slash;
-	int fd;
+	int fd, tries;
 
 	/* as root without the packages; theirs (tmpfiles.d) is the group's */
 	snprintf(parent, sizeof(parent), "%s", dir);
@@ -32,9 +35,21 @@ int mgcap_hwts_records_lock(const char *dir)
 	(void)mkdir(dir, 0755);
 	/* the directory itself is the lock: no lock file for anyone to plant */
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
-		close(fd);
-		fd = -1;
+	if (fd < 0)
+		return -1;
+	/*
+	 * Anyone who can open it can hold it: waited for a while (a take and a
+	 * give-back last milliseconds), never forever
+	 */
+	for (tries = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; tries++) {
+		if (errno != EWOULDBLOCK || tries >= LOCK_TRIES) {
+			int saved = errno;
+
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		usleep(LOCK_WAIT_US);
 	}
 	return fd;
 }

@@ -24,7 +24,9 @@
 /*
  * The state directory @dir (created where absent), locked against the
  * other processes that read and act on its records: its descriptor, or -1
- * with errno where it cannot be had (the caller then holds its take alone).
+ * with errno where it cannot be had, or not within 2 s (anyone who may
+ * open the directory may hold it: EWOULDBLOCK).  The caller then holds
+ * its take alone.
  */
 int mgcap_hwts_records_lock(const char *dir);
 

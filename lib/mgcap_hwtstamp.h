@@ -39,9 +39,11 @@ const char *mgcap_rx_filter_name(int filter);
  * A record is acted on only by root or by the user who wrote it, and only
  * root's by everyone (mgcap_hwts_record.h): the directory is the group
  * mgcap's, so a member could have written any record, and root must not
- * put a receive filter a member chose onto a NIC.  A take by a member that
- * root finds stays as it is, for its writer or for an administrator to
- * give back (`restore` shows what it says).
+ * put a receive filter a member chose onto a NIC.  Root leaves the setting
+ * a member's record speaks of as it is, for its writer or an administrator
+ * to give back (`restore` shows what the record says); where root takes
+ * the stamping itself (the setting was not ALL), its own record replaces
+ * the member's.
  */
 #define MGCAP_HWTSTAMP_STATE_DIR "/run/mgcap/hwtstamp"
 

@@ -26,9 +26,10 @@ int mgcap_reader_attach(struct mgcap_reader *r, void *map, size_t map_size,
 			 ctrl->version, MGCAP_RING_VERSION);
 		return -1;
 	}
+	/* (no sum: a data_size and data_offset near 2^64 would wrap it) */
 	if (ctrl->data_size == 0 || (ctrl->data_size & (ctrl->data_size - 1)) ||
-	    ctrl->data_offset < sizeof(*ctrl) ||
-	    ctrl->data_offset + ctrl->data_size != map_size) {
+	    ctrl->data_size >= map_size || ctrl->data_offset != map_size - ctrl->data_size ||
+	    ctrl->data_offset < sizeof(*ctrl)) {
 		snprintf(err, errlen, "mgcap ring with an inconsistent layout");
 		return -1;
 	}
@@ -46,8 +47,11 @@ int mgcap_reader_attach(struct mgcap_reader *r, void *map, size_t map_size,
 	return 0;
 }
 
+unsigned long mgcap_reader_corruptions;
+
 const struct mgcap_rec *mgcap_reader_set_corrupt(struct mgcap_reader *r, uint64_t at)
 {
+	__atomic_fetch_add(&mgcap_reader_corruptions, 1, __ATOMIC_RELAXED);
 	r->corrupt = 1;
 	r->corrupt_at = at;
 	r->head = r->tail;	/* every look then goes through the producer's path */
@@ -101,7 +105,9 @@ int mgcap_reader_open(struct mgcap_reader *r, const char *path, char *err, size_
 		errno = saved;
 		return -1;
 	}
-	if (ioctl(r->fd, MGCAP_IOC_INFO, &r->info) < 0) {
+	/* a module loaded before this program was built answers the first INFO only */
+	if (ioctl(r->fd, MGCAP_IOC_INFO, &r->info) < 0 &&
+	    (errno != ENOTTY || ioctl(r->fd, MGCAP_IOC_INFO_V1, &r->info) < 0)) {
 		saved = errno;
 		snprintf(err, errlen, "%s: not an mgcap queue device: %s", path, strerror(saved));
 		goto fail;

@@ -72,6 +72,12 @@ static inline int mgcap_rec_fits(const struct mgcap_rec *rec, uint64_t room)
 __attribute__((cold))
 const struct mgcap_rec *mgcap_reader_set_corrupt(struct mgcap_reader *r, uint64_t at);
 
+/*
+ * Readings ended so in this process, every reader counted: a caller of many
+ * readers looks at each only when this changed (read it relaxed).
+ */
+extern unsigned long mgcap_reader_corruptions;
+
 /* Whether reading ended at a record that does not fit (@at: where), or an impossible index. */
 static inline int mgcap_reader_corrupt(const struct mgcap_reader *r, uint64_t *at)
 {
@@ -80,11 +86,7 @@ static inline int mgcap_reader_corrupt(const struct mgcap_reader *r, uint64_t *a
 	return r->corrupt;
 }
 
-/*
- * The next record, or NULL when none is ready (or reading ended: see
- * above).  A record is held to the end of the data area; one that runs
- * past the producer index ends the reading at the next call.
- */
+/* The next record, or NULL when none is ready (or reading ended: see above). */
 static inline const struct mgcap_rec *mgcap_reader_next(struct mgcap_reader *r)
 {
 	for (;;) {
@@ -108,7 +110,8 @@ static inline const struct mgcap_rec *mgcap_reader_next(struct mgcap_reader *r)
 		}
 		pos = r->tail & (r->data_size - 1);
 		rec = (const struct mgcap_rec *)(r->data + pos);
-		if (!mgcap_rec_fits(rec, r->data_size - pos))
+		/* within the data area and before the producer index */
+		if (!(mgcap_rec_fits(rec, r->data_size - pos) & (rec->rec_len <= r->head - r->tail)))
 			return mgcap_reader_set_corrupt(r, r->tail);
 		r->tail += rec->rec_len;
 		return rec;

@@ -82,6 +82,12 @@ static void test_attach_rejects_bad_rings(void)
 	s.ctrl->version = MGCAP_RING_VERSION;
 	s.ctrl->data_size = SMALL_RING - 8;
 	CU_ASSERT_EQUAL(mgcap_reader_attach(&r, s.map, s.map_size, err, sizeof(err)), -1);
+	/* a layout whose sum wraps to the mapping's size: data far outside it */
+	s.ctrl->data_size = 1ULL << 63;
+	s.ctrl->data_offset = s.map_size + (1ULL << 63);
+	CU_ASSERT_EQUAL(mgcap_reader_attach(&r, s.map, s.map_size, err, sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "layout"));
+	s.ctrl->data_offset = s.map_size - SMALL_RING;
 	s.ctrl->data_size = SMALL_RING;
 	s.ctrl->magic = 0;
 	CU_ASSERT_EQUAL(mgcap_reader_attach(&r, s.map, s.map_size, err, sizeof(err)), -1);

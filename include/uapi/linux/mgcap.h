@@ -37,7 +37,8 @@
  * size, from open() until its last close or unmap.  What the first reader
  * left unread at its last close or unmap goes back to the ring, and the
  * kernel writes the control page anew: the next first reader starts with
- * what arrived since, which no reader could touch.  Every reader sees every
+ * what arrived since, which no reader could touch (where the last one still
+ * held a page by other means, the ring has new memory, and nothing unread).  Every reader sees every
  * frame, with its own snaplen, stamps, wakeups and counters, and a reader
  * that falls behind fills and drops only in its own ring.  The layout above
  * is the same for both.
@@ -258,6 +259,8 @@ struct mgcap_filter {
 
 #define MGCAP_IOC_MAGIC		0xb7
 #define MGCAP_IOC_INFO		_IOR(MGCAP_IOC_MAGIC, 1, struct mgcap_queue_info)
+/* INFO as modules before netns answered it: the struct's first 56 bytes */
+#define MGCAP_IOC_INFO_V1	_IOC(_IOC_READ, MGCAP_IOC_MAGIC, 1, 56)
 #define MGCAP_IOC_STATS		_IOR(MGCAP_IOC_MAGIC, 2, struct mgcap_queue_stats)
 /* no record published after SET_SNAPLEN returns is longer than it says */
 #define MGCAP_IOC_SET_SNAPLEN	_IOW(MGCAP_IOC_MAGIC, 3, __u32)
