@@ -38,9 +38,10 @@
  * left unread at its last close or unmap goes back to the ring, and the
  * kernel writes the control page anew: the next first reader starts with
  * what arrived since, which no reader could touch (where the last one still
- * held a page by other means, the ring has new memory, and nothing unread).  Every reader sees every
- * frame, with its own snaplen, stamps, wakeups and counters, and a reader
- * that falls behind fills and drops only in its own ring.  The layout above
+ * held a page by other means, the ring has new memory, and nothing unread).
+ * Every reader sees every frame, with its own snaplen, stamps, wakeups and
+ * counters, and a reader that falls behind fills and drops only in its own
+ * ring.  The layout above
  * is the same for both.
  */
 #ifndef _UAPI_LINUX_MGCAP_H
