@@ -41,8 +41,7 @@
  * held a page by other means, the ring has new memory, and nothing unread).
  * Every reader sees every frame, with its own snaplen, stamps, wakeups and
  * counters, and a reader that falls behind fills and drops only in its own
- * ring.  The layout above
- * is the same for both.
+ * ring.  The layout above is the same for both.
  */
 #ifndef _UAPI_LINUX_MGCAP_H
 #define _UAPI_LINUX_MGCAP_H
