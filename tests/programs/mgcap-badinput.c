@@ -311,6 +311,7 @@ out:
 
 static void chardev_cases(const char *dev)
 {
+	struct mgcap_queue_info v1;
 	struct stat ns;
 	struct mgcap_reader r;
 	struct mgcap_queue_stats st0, st1;
@@ -351,6 +352,11 @@ static void chardev_cases(const char *dev)
 	check_errno(ioctl(r.fd, MGCAP_IOC_INFO, NULL), EFAULT, "INFO to NULL");
 	check(stat("/proc/self/ns/net", &ns) == 0 && r.info.netns == (uint32_t)ns.st_ino &&
 	      r.info.reserved == 0, "INFO names the device's namespace", NULL);
+	/* the INFO of programs built before it had the namespace: its 56 bytes, no more */
+	memset(&v1, 0xa5, sizeof(v1));
+	check(ioctl(r.fd, MGCAP_IOC_INFO_V1, &v1) == 0 && !memcmp(&v1, &r.info, 56) &&
+	      v1.netns == 0xa5a5a5a5 && v1.reserved == 0xa5a5a5a5,
+	      "the first INFO's number answers its 56 bytes", strerror(errno));
 	check_errno(ioctl(r.fd, MGCAP_IOC_STATS, (void *)1), EFAULT, "STATS to a bad pointer");
 	check_errno(ioctl(r.fd, MGCAP_IOC_SET_SNAPLEN, NULL), EFAULT, "SET_SNAPLEN from NULL");
 	snap = 0;
