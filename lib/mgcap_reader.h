@@ -91,16 +91,17 @@ static inline const struct mgcap_rec *mgcap_reader_next(struct mgcap_reader *r)
 {
 	for (;;) {
 		const struct mgcap_rec *rec;
-		uint64_t skip, pos;
+		uint64_t skip, pos, room, unread = r->head - r->tail;
 
 		/* nothing unread, or more than the ring holds: one test for both */
-		if (r->head - r->tail - 1 >= r->data_size) {
+		if (unread - 1 >= r->data_size) {
 			/* pairs with the kernel's release store of producer */
-			if (r->head == r->tail && !r->corrupt)
+			if (!unread && !r->corrupt)
 				r->head = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
-			if (r->head == r->tail)
+			unread = r->head - r->tail;
+			if (!unread)
 				return NULL;
-			if (r->head - r->tail > r->data_size)
+			if (unread > r->data_size)
 				return mgcap_reader_set_corrupt(r, r->tail);
 		}
 		skip = mgcap_ring_skip_at(r->tail, r->data_size, r->data);
@@ -111,7 +112,10 @@ static inline const struct mgcap_rec *mgcap_reader_next(struct mgcap_reader *r)
 		pos = r->tail & (r->data_size - 1);
 		rec = (const struct mgcap_rec *)(r->data + pos);
 		/* within the data area and before the producer index */
-		if (!(mgcap_rec_fits(rec, r->data_size - pos) & (rec->rec_len <= r->head - r->tail)))
+		room = r->data_size - pos;
+		if (unread < room)
+			room = unread;
+		if (!mgcap_rec_fits(rec, room))
 			return mgcap_reader_set_corrupt(r, r->tail);
 		r->tail += rec->rec_len;
 		return rec;
