@@ -417,18 +417,22 @@ static void mgcap_copy_frame(u8 *dst, const struct sk_buff *skb, u32 mac_len,
 
 /*
  * A driver may keep its own data in the stamp's place (tsnep): the stamp
- * then comes from that driver, found by the NAPI instance that received
- * the frame, as net/socket.c finds it (skb->dev may be a device above it
- * by now, a VLAN's, without ndo_get_tstamp).  Where that driver cannot be
- * found the place holds a pointer, never a time: the frame has no stamp.
+ * then comes from that driver.  skb->dev is it, or a device above it that
+ * asks it (a bond), where it has ndo_get_tstamp; else (a VLAN's device)
+ * the driver is the one the frame's NAPI instance belongs to, as
+ * net/socket.c finds it (kernels without busy polling have no NAPI ids:
+ * PREEMPT_RT before 6.10).  Where no driver can be asked, the place holds
+ * a pointer, never a time: the frame has no stamp.
  */
 static noinline ktime_t mgcap_driver_hwtstamp(struct sk_buff *skb)
 {
-	struct net_device *orig = dev_get_by_napi_id(skb_napi_id(skb));
+	struct net_device *dev = skb->dev;
 
-	if (!orig || !orig->netdev_ops->ndo_get_tstamp)
+	if (!dev->netdev_ops->ndo_get_tstamp)
+		dev = dev_get_by_napi_id(skb_napi_id(skb));
+	if (!dev || !dev->netdev_ops->ndo_get_tstamp)
 		return 0;
-	return orig->netdev_ops->ndo_get_tstamp(orig, skb_hwtstamps(skb), false);
+	return dev->netdev_ops->ndo_get_tstamp(dev, skb_hwtstamps(skb), false);
 }
 
 /* The NIC's stamp of a received frame; 0: none. */
