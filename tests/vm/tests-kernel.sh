@@ -546,7 +546,8 @@ t_hwtstamp_records_planted_by_a_member() {
 	$MGCAP hwtstamp mgt0 show >/dev/null || return 1
 	mkdir -p $dir && rm -f $dir/mgt0 $dir/mgt0.tmp $dir/.lock || return 1
 	echo "root's file" >"$TMP/victim"
-	for name in mgt0.tmp .lock; do
+	# the names root's tools used to write and lock, and the record's own
+	for name in mgt0.tmp .lock mgt0; do
 		ln -s "$TMP/victim" $dir/$name && chown -h 65534 $dir/$name || return 1
 	done
 	ln -s "$TMP/created" $dir/.mgcap-new || return 1
