@@ -29,13 +29,13 @@ LIST_HEAD(mgcap_captures);
 static __always_inline bool mgcap_capture_frame(struct mgcap_capture *cap, struct sk_buff *skb)
 {
 	u16 queue = skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0;
-	/* queues added later by ethtool -L share the existing rings */
-	struct mgcap_ring *ring = cap->rings[queue < cap->num_rings ? queue :
-					     queue % cap->num_rings];
+	/* queues added later by ethtool -L share the existing ones' rings */
+	struct mgcap_queue *q = cap->queues[queue < cap->num_queues ? queue :
+					    queue % cap->num_queues];
 
-	mgcap_ring_capture(ring, skb, queue);
-	if (unlikely(!list_empty(&ring->more_readers)))
-		mgcap_readers_capture(ring, skb, queue);
+	mgcap_ring_capture(&q->ring, skb, queue);
+	if (unlikely(!list_empty(&q->more_readers)))
+		mgcap_readers_capture(q, skb, queue);
 
 	if (READ_ONCE(cap->mode) == MGCAP_MODE_DROP) {
 		consume_skb(skb);
@@ -173,18 +173,18 @@ static struct mgcap_autostop *mgcap_autostop_create(void)
 	return as;
 }
 
-static void mgcap_capture_free_rings(struct mgcap_capture *cap)
+static void mgcap_capture_free_queues(struct mgcap_capture *cap)
 {
 	u32 i;
 
-	for (i = 0; i < cap->num_rings; i++) {
-		if (!cap->rings[i])
+	for (i = 0; i < cap->num_queues; i++) {
+		if (!cap->queues[i])
 			continue;
-		mgcap_chardev_remove(cap->rings[i]);
-		mgcap_readers_detach(cap->rings[i]);
-		mgcap_ring_put(cap->rings[i]);
+		mgcap_chardev_remove(cap->queues[i]);
+		mgcap_readers_detach(cap->queues[i]);
+		mgcap_queue_put(cap->queues[i]);
 	}
-	/* after every ring's stop: no reader's close schedules a stop any more */
+	/* after every queue's stop: no reader's close schedules a stop any more */
 	if (cap->autostop) {
 		mgcap_autostop_cancel(cap->autostop);
 		mgcap_autostop_put(cap->autostop);
@@ -192,27 +192,26 @@ static void mgcap_capture_free_rings(struct mgcap_capture *cap)
 	kfree(cap);
 }
 
-static int mgcap_capture_add_rings(struct mgcap_capture *cap, struct netlink_ext_ack *extack)
+static int mgcap_capture_add_queues(struct mgcap_capture *cap, struct netlink_ext_ack *extack)
 {
 	u32 i;
 	int err;
 
-	for (i = 0; i < cap->num_rings; i++) {
-		/* (a START needs CAP_NET_ADMIN) */
-		struct mgcap_ring *ring = mgcap_ring_create(i, cap->ring_size, cap->snaplen, 0);
+	for (i = 0; i < cap->num_queues; i++) {
+		struct mgcap_queue *q = mgcap_queue_create(i, cap->ring_size, cap->snaplen);
 
-		if (!ring) {
+		if (!q) {
 			NL_SET_ERR_MSG(extack, "cannot allocate a ring (try a smaller ring size)");
 			return -ENOMEM;
 		}
-		ring->num_queues = cap->num_rings;
-		ring->ifindex = cap->dev->ifindex;
-		ring->mode = cap->mode;
-		ring->autostop = cap->autostop;
-		strscpy(ring->ifname, cap->dev->name, sizeof(ring->ifname));
-		cap->rings[i] = ring;
+		q->num_queues = cap->num_queues;
+		q->ifindex = cap->dev->ifindex;
+		q->mode = cap->mode;
+		q->autostop = cap->autostop;
+		strscpy(q->ifname, cap->dev->name, sizeof(q->ifname));
+		cap->queues[i] = q;
 
-		err = mgcap_chardev_add(ring, cap->dev);
+		err = mgcap_chardev_add(q, cap->dev);
 		if (err == -EEXIST) {
 			NL_SET_ERR_MSG(extack,
 				       "device node name in use (a renamed device still captured?)");
@@ -231,7 +230,7 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 			u32 mode, bool autostop, struct netlink_ext_ack *extack)
 {
 	struct mgcap_capture *cap;
-	u32 num_rings;
+	u32 num_queues;
 	int err;
 
 	ASSERT_RTNL();
@@ -263,13 +262,13 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 		return -EINVAL;
 	}
 
-	num_rings = max(dev->real_num_rx_queues, 1U);
-	cap = kzalloc(struct_size(cap, rings, num_rings), GFP_KERNEL);
+	num_queues = max(dev->real_num_rx_queues, 1U);
+	cap = kzalloc(struct_size(cap, queues, num_queues), GFP_KERNEL);
 	if (!cap)
 		return -ENOMEM;
 	cap->dev = dev;
 	cap->mode = mode;
-	cap->num_rings = num_rings;
+	cap->num_queues = num_queues;
 	cap->ring_size = ring_size;
 	cap->snaplen = snaplen;
 	if (autostop) {
@@ -280,7 +279,7 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 		}
 	}
 
-	err = mgcap_capture_add_rings(cap, extack);
+	err = mgcap_capture_add_queues(cap, extack);
 	if (err)
 		goto err_free;
 
@@ -305,7 +304,7 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 	if (cap->autostop)
 		mgcap_autostop_schedule(cap->autostop, MGCAP_AUTOSTOP_GRACE);
 	netdev_info(dev, "mgcap: capturing %u queue(s), %llu byte rings, %s mode%s\n",
-		    num_rings, ring_size, mode == MGCAP_MODE_DROP ? "drop" : "mirror",
+		    num_queues, ring_size, mode == MGCAP_MODE_DROP ? "drop" : "mirror",
 		    autostop ? ", until its last reader closes" : "");
 	return 0;
 
@@ -315,7 +314,7 @@ err_unhook:
 		synchronize_net();	/* a hook may still run with @cap */
 	}
 err_free:
-	mgcap_capture_free_rings(cap);
+	mgcap_capture_free_queues(cap);
 	return err;
 }
 
@@ -328,8 +327,8 @@ int mgcap_capture_set_mode(struct mgcap_capture *cap, u32 mode)
 	if (mode == MGCAP_MODE_DROP && vlan_uses_dev(cap->dev) && mgcap_capture_watch_vlans(cap))
 		return -EOPNOTSUPP;
 	WRITE_ONCE(cap->mode, mode);
-	for (i = 0; i < cap->num_rings; i++)
-		WRITE_ONCE(cap->rings[i]->mode, mode);
+	for (i = 0; i < cap->num_queues; i++)
+		WRITE_ONCE(cap->queues[i]->mode, mode);
 	return 0;
 }
 
@@ -341,7 +340,7 @@ void mgcap_capture_stop(struct mgcap_capture *cap)
 	/*
 	 * The VLAN hook first: the rx_handler's unregistration then waits for
 	 * every hook running (synchronize_net), this one's too, before the
-	 * rings and @cap go
+	 * queues and @cap go
 	 */
 	if (cap->vlan_hooked)
 		mgcap_vlan_hook_unregister(cap);
@@ -349,7 +348,7 @@ void mgcap_capture_stop(struct mgcap_capture *cap)
 	list_del(&cap->list);
 	netdev_info(dev, "mgcap: capture stopped\n");
 	netdev_put(dev, &cap->dev_tracker);
-	mgcap_capture_free_rings(cap);
+	mgcap_capture_free_queues(cap);
 }
 
 void mgcap_capture_stop_all(void)

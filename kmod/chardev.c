@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mgcap character devices: /dev/mgcap/IFNAME@QUEUE, one per ring.
+ * mgcap character devices: /dev/mgcap/IFNAME@QUEUE, one per queue.
  *
  * One cdev covers the whole minor range; open() looks the minor up, so a
- * node removed at stop can never reach a freed ring.  Each open is a reader
+ * node removed at stop can never reach a freed queue.  Each open is a reader
  * with a ring of its own (reader.c); every file operation acts on that ring.
  */
 #include <linux/cdev.h>
@@ -27,24 +27,24 @@ static u32 mgcap_next_minor;	/* under RTNL, as every allocation */
 /* What a reader needs to list captures without netlink. */
 static ssize_t ifname_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
-	const struct mgcap_ring *ring = dev_get_drvdata(dev);
+	const struct mgcap_queue *q = dev_get_drvdata(dev);
 
-	return sysfs_emit(buf, "%s\n", ring->ifname);
+	return sysfs_emit(buf, "%s\n", q->ifname);
 }
 static DEVICE_ATTR_RO(ifname);
 
 static ssize_t queue_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
-	const struct mgcap_ring *ring = dev_get_drvdata(dev);
+	const struct mgcap_queue *q = dev_get_drvdata(dev);
 
-	return sysfs_emit(buf, "%u\n", ring->queue);
+	return sysfs_emit(buf, "%u\n", q->index);
 }
 static DEVICE_ATTR_RO(queue);
 
 static ssize_t mode_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
-	const struct mgcap_ring *ring = dev_get_drvdata(dev);
-	bool drop = READ_ONCE(ring->mode) == MGCAP_MODE_DROP;
+	const struct mgcap_queue *q = dev_get_drvdata(dev);
+	bool drop = READ_ONCE(q->mode) == MGCAP_MODE_DROP;
 
 	return sysfs_emit(buf, "%s\n", drop ? "drop" : "mirror");
 }
@@ -52,9 +52,9 @@ static DEVICE_ATTR_RO(mode);
 
 static ssize_t netns_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
-	const struct mgcap_ring *ring = dev_get_drvdata(dev);
+	const struct mgcap_queue *q = dev_get_drvdata(dev);
 
-	return sysfs_emit(buf, "%u\n", ring->netns_inum);
+	return sysfs_emit(buf, "%u\n", q->netns_inum);
 }
 static DEVICE_ATTR_RO(netns);
 
@@ -74,19 +74,19 @@ static struct class mgcap_class = {
 
 static int mgcap_open(struct inode *inode, struct file *file)
 {
-	struct mgcap_ring *ring;
+	struct mgcap_queue *q;
 
 	xa_lock(&mgcap_minors);
-	ring = xa_load(&mgcap_minors, iminor(inode));
-	if (ring)
-		kref_get(&ring->ref);
+	q = xa_load(&mgcap_minors, iminor(inode));
+	if (q)
+		kref_get(&q->ref);
 	xa_unlock(&mgcap_minors);
-	if (!ring)
+	if (!q)
 		return -ENODEV;
 
-	file->private_data = mgcap_reader_open(ring);
+	file->private_data = mgcap_reader_open(q);
 	if (IS_ERR(file->private_data)) {
-		mgcap_ring_put(ring);
+		mgcap_queue_put(q);
 		return PTR_ERR(file->private_data);
 	}
 	return stream_open(inode, file);
@@ -126,21 +126,20 @@ static __poll_t mgcap_poll(struct file *file, poll_table *wait)
 /* @len: all of it, or what MGCAP_IOC_INFO_V1's readers know of it */
 static long mgcap_ioctl_info(struct mgcap_ring *ring, void __user *arg, size_t len)
 {
-	const struct mgcap_ring *capture_ring = mgcap_ring_owner(ring);
+	const struct mgcap_queue *q = ring->q;
 	struct mgcap_queue_info info;
 
 	memset(&info, 0, sizeof(info));
 	info.version = MGCAP_RING_VERSION;
-	info.queue = ring->queue;
-	info.num_queues = capture_ring->num_queues;
-	info.ifindex = capture_ring->ifindex;
+	info.queue = q->index;
+	info.num_queues = q->num_queues;
+	info.ifindex = q->ifindex;
 	info.data_size = ring->mask + 1;
 	info.mmap_size = ring->mmap_size;
 	info.snaplen = READ_ONCE(ring->snaplen);
-	/* what the capture's ring alone keeps: its device, its mode */
-	info.mode = READ_ONCE(capture_ring->mode);
-	strscpy(info.ifname, capture_ring->ifname, sizeof(info.ifname));
-	info.netns = capture_ring->netns_inum;
+	info.mode = READ_ONCE(q->mode);
+	strscpy(info.ifname, q->ifname, sizeof(info.ifname));
+	info.netns = q->netns_inum;
 	return copy_to_user(arg, &info, len) ? -EFAULT : 0;
 }
 
@@ -274,15 +273,15 @@ static void mgcap_devnode_name(char *buf, size_t len, const struct net_device *d
 }
 
 /* Under RTNL, which also serialises the name check against other starts. */
-int mgcap_chardev_add(struct mgcap_ring *ring, const struct net_device *dev)
+int mgcap_chardev_add(struct mgcap_queue *q, const struct net_device *dev)
 {
-	char name[sizeof(ring->devnode) - sizeof("/dev/")];
+	char name[sizeof(q->devnode) - sizeof("/dev/")];
 	struct device *node;
 	u32 minor;
 	int err;
 
-	ring->netns_inum = dev_net(dev)->ns.inum;
-	mgcap_devnode_name(name, sizeof(name), dev, ring->queue);
+	q->netns_inum = dev_net(dev)->ns.inum;
+	mgcap_devnode_name(name, sizeof(name), dev, q->index);
 	node = class_find_device_by_name(&mgcap_class, name);
 	if (node) {
 		put_device(node);
@@ -294,32 +293,32 @@ int mgcap_chardev_add(struct mgcap_ring *ring, const struct net_device *dev)
 	 * list) must not open the next capture's queue at once, perhaps of
 	 * another namespace (1: the numbers wrapped, no error)
 	 */
-	err = xa_alloc_cyclic(&mgcap_minors, &minor, ring, XA_LIMIT(0, MGCAP_MINORS - 1),
+	err = xa_alloc_cyclic(&mgcap_minors, &minor, q, XA_LIMIT(0, MGCAP_MINORS - 1),
 			      &mgcap_next_minor, GFP_KERNEL);
 	if (err < 0)
 		return err;
 
-	node = device_create(&mgcap_class, NULL, MKDEV(MAJOR(mgcap_devt), minor), ring,
+	node = device_create(&mgcap_class, NULL, MKDEV(MAJOR(mgcap_devt), minor), q,
 			     "%s", name);
 	if (IS_ERR(node)) {
 		xa_erase(&mgcap_minors, minor);
 		return PTR_ERR(node);
 	}
-	ring->minor = minor;
-	ring->node = node;
-	snprintf(ring->devnode, sizeof(ring->devnode), "/dev/%s", name);
-	strreplace(ring->devnode, '!', '/');
+	q->minor = minor;
+	q->node = node;
+	snprintf(q->devnode, sizeof(q->devnode), "/dev/%s", name);
+	strreplace(q->devnode, '!', '/');
 	return 0;
 }
 
-void mgcap_chardev_remove(struct mgcap_ring *ring)
+void mgcap_chardev_remove(struct mgcap_queue *q)
 {
-	if (ring->minor < 0)
+	if (q->minor < 0)
 		return;
-	xa_erase(&mgcap_minors, ring->minor);
-	device_destroy(&mgcap_class, MKDEV(MAJOR(mgcap_devt), ring->minor));
-	ring->minor = -1;
-	ring->node = NULL;
+	xa_erase(&mgcap_minors, q->minor);
+	device_destroy(&mgcap_class, MKDEV(MAJOR(mgcap_devt), q->minor));
+	q->minor = -1;
+	q->node = NULL;
 }
 
 int mgcap_chardev_init(void)

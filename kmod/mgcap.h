@@ -13,8 +13,9 @@
  *   chardev.c   the queue nodes: open, mmap, poll, ioctl, sysfs attributes
  *   reader.c    the readers of a queue, max_readers, the readers' workqueue;
  *               the autostop's reader count, its timer and its release
- *   ring.c      one ring: allocation, the producer (hook side), counters,
- *               flags, wakeups
+ *   queue.c     one receive queue: its ring, its readers' list, its lifetime
+ *   ring.c      one reader's ring: memory, the producer (hook side),
+ *               counters, flags, wakeups
  *   filter.c    a reader's classic BPF filter
  *
  * What a lower file must have done by a higher one comes through data it is
@@ -45,16 +46,16 @@ struct mgcap_filter_prog {
 	struct rcu_head rcu;
 };
 
+struct mgcap_queue;
+
 /*
- * One reader's ring of a receive queue.  The capture owns one per queue,
- * which its first reader reads; a further reader owns its own, listed on the
- * capture's (see reader.c).  Refcounted: the capture holds one reference
- * while attached, an open reader holds another, so a ring outlives a stop,
- * an unregistered device or a moved device for as long as it is open or
- * mapped.
+ * One reader's ring: its memory and indices, its counters, its reader's
+ * settings and filter, its wake-up.  A queue's first reader reads the ring
+ * the queue holds, which keeps filling between readers; a further reader
+ * has one of its own, listed on the queue, for as long as it has the queue
+ * open (reader.c).
  */
 struct mgcap_ring {
-	struct kref ref;
 	spinlock_t lock;		/* producers: one queue may run on several CPUs */
 	u64 head;			/* producer index; the kernel's own copy */
 	u64 mask;			/* data_size - 1 */
@@ -63,6 +64,7 @@ struct mgcap_ring {
 	void *mem;			/* vmalloc area that is mapped */
 	size_t mmap_size;
 	bool unprivileged;		/* a reader's without CAP_NET_ADMIN (mgcap_ring_charge()) */
+	struct mgcap_queue *q;		/* the queue it captures */
 
 	u32 snaplen;			/* the reader's, else default_snaplen */
 	u32 default_snaplen;
@@ -84,37 +86,42 @@ struct mgcap_ring {
 	wait_queue_head_t wq;
 	struct hrtimer wake_timer;
 
-	/* the capture's own ring: its further readers' rings, RCU for the hook */
+	/* its reader, under the queue's readers_lock */
+	struct pid *reader_pid;
+	char reader_comm[TASK_COMM_LEN];
+	/* a further reader's: its node on the queue's list, its free after RCU */
+	struct list_head reader_node;
+	struct rcu_work free_work;
+};
+
+/*
+ * One receive queue of a capture: its node, its readers, and the ring its
+ * first reader reads.  Refcounted: the capture holds one reference while
+ * attached, each open reader another, so a queue and its ring outlive a
+ * stop, an unregistered device or a moved device for as long as a reader
+ * has it open or mapped.
+ */
+struct mgcap_queue {
+	struct kref ref;
+	/* the hook's: the first reader's ring, then the further readers' (RCU) */
+	struct mgcap_ring ring;
 	struct list_head more_readers;
 	struct mutex readers_lock;	/* changes of more_readers and num_readers */
 	u32 num_readers;		/* with the first; read with READ_ONCE() */
-	bool first_reader;		/* a reader reads this ring */
-	/* a further reader's ring: its node in the list, and the capture's ring */
-	struct list_head reader_node;
-	struct mgcap_ring *owner;
-	struct rcu_work free_work;	/* freed after the hook can no longer see it */
-	struct pid *reader_pid;		/* under the capture ring's readers_lock */
-	/* the capture's ring: its capture's, no reference (see mgcap_autostop) */
+	bool first_reader;		/* a reader reads the ring */
+	/* its capture's, no reference (see mgcap_autostop) */
 	struct mgcap_autostop *autostop;
-	char reader_comm[TASK_COMM_LEN];
 
-	u32 queue;
-	/* the capture's ring only: a further reader's has its owner's */
+	u32 index;
 	u32 num_queues;
 	u32 ifindex;
 	u32 netns_inum;			/* the device's namespace, as /proc/PID/ns/net shows it */
 	char ifname[IFNAMSIZ];
+	u32 mode;			/* the capture's mode, for MGCAP_IOC_INFO */
 	int minor;
 	struct device *node;
 	char devnode[64];
-	u32 mode;			/* the capture's mode, for MGCAP_IOC_INFO */
 };
-
-/* The capture's ring of @ring's queue: @ring itself unless a further reader's. */
-static inline struct mgcap_ring *mgcap_ring_owner(struct mgcap_ring *ring)
-{
-	return ring->owner ?: ring;
-}
 
 /*
  * A capture started for a reader (MGCAP_ATTR_AUTOSTOP) stops once no reader
@@ -123,7 +130,7 @@ static inline struct mgcap_ring *mgcap_ring_owner(struct mgcap_ring *ring)
  * there), or when none opened one within MGCAP_AUTOSTOP_GRACE of the start
  * (the starter died or was refused).  The capture holds a reference until
  * it stopped, each open reader one until its close (a reader may outlive
- * the capture), and a pending stop one; the capture's rings point to it
+ * the capture), and a pending stop one; the capture's queues point to it
  * without one, for readers to find it at open, while the capture runs.
  * capture.c creates it and owns the stop; reader.c counts the readers,
  * schedules and cancels the stop and frees it.
@@ -131,24 +138,24 @@ static inline struct mgcap_ring *mgcap_ring_owner(struct mgcap_ring *ring)
 #define MGCAP_AUTOSTOP_GRACE	(5 * HZ)
 #define MGCAP_AUTOSTOP_LINGER	HZ
 struct mgcap_autostop {
-	struct kref ref;		/* the capture's, each ring's, a queued stop's */
+	struct kref ref;		/* the capture's, each reader's, a queued stop's */
 	atomic_t readers;		/* open readers of every queue; INT_MIN: stopping */
 	struct delayed_work stop;	/* capture.c's work, under RTNL */
 };
 
-/* A captured net device: its rings and how packets go on after capture. */
+/* A captured net device: its queues and how packets go on after capture. */
 struct mgcap_capture {
 	struct list_head list;		/* mgcap_captures, under RTNL */
 	struct net_device *dev;
 	netdevice_tracker dev_tracker;
 	u32 mode;			/* enum mgcap_mode, READ_ONCE() in the hot path */
-	u32 num_rings;
+	u32 num_queues;
 	u64 ring_size;
 	u32 snaplen;
 	struct mgcap_autostop *autostop;	/* NULL: stays until stopped */
 	struct nf_hook_ops vlan_hook;	/* its VLAN devices' frames (capture.c) ... */
 	bool vlan_hooked;		/* ... once registered */
-	struct mgcap_ring *rings[];
+	struct mgcap_queue *queues[];
 };
 
 /* capture.c, all under RTNL */
@@ -161,14 +168,19 @@ void mgcap_capture_stop(struct mgcap_capture *cap);
 void mgcap_capture_stop_all(void);
 extern struct list_head mgcap_captures;
 
+/* queue.c */
+struct mgcap_queue *mgcap_queue_create(u32 index, u64 ring_size, u32 snaplen);
+void mgcap_queue_put(struct mgcap_queue *q);
+
 /* ring.c */
 #define MGCAP_RING_READER	BIT(0)	/* a further reader's */
 #define MGCAP_RING_UNPRIVILEGED	BIT(1)	/* ... without CAP_NET_ADMIN */
-struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen, unsigned int how);
+int mgcap_ring_init(struct mgcap_ring *ring, struct mgcap_queue *q, u64 data_size, u32 snaplen,
+		    unsigned int how);
+void mgcap_ring_destroy(struct mgcap_ring *ring);
 int mgcap_ring_map(struct mgcap_ring *ring, struct vm_area_struct *vma);
 int mgcap_ring_renew_held(struct mgcap_ring *ring);
 u64 mgcap_ring_out_of_order(struct mgcap_ring *ring);
-void mgcap_ring_put(struct mgcap_ring *ring);
 void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue);
 void mgcap_ring_detach(struct mgcap_ring *ring);
 void mgcap_ring_get_stats(struct mgcap_ring *ring, struct mgcap_queue_stats *st);
@@ -181,10 +193,10 @@ void mgcap_ring_reader_gone(struct mgcap_ring *ring);
 extern unsigned int mgcap_max_readers;
 int mgcap_readers_init(void);
 void mgcap_readers_exit(void);
-struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring);
+struct mgcap_ring *mgcap_reader_open(struct mgcap_queue *q);
 void mgcap_reader_close(struct mgcap_ring *ring);
-void mgcap_readers_detach(struct mgcap_ring *ring);
-void mgcap_readers_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue);
+void mgcap_readers_detach(struct mgcap_queue *q);
+void mgcap_readers_capture(struct mgcap_queue *q, struct sk_buff *skb, u16 queue);
 void mgcap_autostop_schedule(struct mgcap_autostop *as, unsigned long delay);
 void mgcap_autostop_cancel(struct mgcap_autostop *as);
 void mgcap_autostop_put(struct mgcap_autostop *as);
@@ -198,8 +210,8 @@ bool mgcap_filter_rejects(const struct bpf_prog *prog, struct sk_buff *skb, u32 
 /* chardev.c */
 int mgcap_chardev_init(void);
 void mgcap_chardev_exit(void);
-int mgcap_chardev_add(struct mgcap_ring *ring, const struct net_device *dev);
-void mgcap_chardev_remove(struct mgcap_ring *ring);
+int mgcap_chardev_add(struct mgcap_queue *q, const struct net_device *dev);
+void mgcap_chardev_remove(struct mgcap_queue *q);
 
 /* netlink.c */
 int mgcap_netlink_init(void);

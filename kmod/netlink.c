@@ -99,17 +99,17 @@ static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 		nla_total_size(sizeof(u32));			/* FILTER_LEN */
 	size_t queue = nla_total_size(0) +			/* MGCAP_ATTR_QUEUE */
 		nla_total_size(sizeof(u32)) +			/* ID */
-		nla_total_size(sizeof_field(struct mgcap_ring, devnode)) +
+		nla_total_size(sizeof_field(struct mgcap_queue, devnode)) +
 		5 * nla_total_size_64bit(sizeof(u64)) +		/* counters */
 		nla_total_size(sizeof(u32)) +			/* NUM_READERS */
 		nla_total_size(0);				/* READERS */
 	size_t size = mgcap_nl_size_head() +
 		nla_total_size(0) +				/* QUEUES */
-		cap->num_rings * queue;
+		cap->num_queues * queue;
 	u32 i;
 
-	for (i = 0; i < cap->num_rings; i++)
-		size += READ_ONCE(cap->rings[i]->num_readers) * reader;
+	for (i = 0; i < cap->num_queues; i++)
+		size += READ_ONCE(cap->queues[i]->num_readers) * reader;
 	return size;
 }
 
@@ -191,20 +191,20 @@ static int mgcap_nl_put_reader(struct sk_buff *skb, struct mgcap_ring *ring, boo
 }
 
 /* Under the queue's readers_lock: who reads it stays put meanwhile. */
-static int mgcap_nl_put_readers(struct sk_buff *skb, struct mgcap_ring *ring, bool details)
+static int mgcap_nl_put_readers(struct sk_buff *skb, struct mgcap_queue *q, bool details)
 {
 	struct mgcap_ring *mine;
 	struct nlattr *nest;
 
-	lockdep_assert_held(&ring->readers_lock);
-	if (nla_put_u32(skb, MGCAP_QATTR_NUM_READERS, ring->num_readers))
+	lockdep_assert_held(&q->readers_lock);
+	if (nla_put_u32(skb, MGCAP_QATTR_NUM_READERS, q->num_readers))
 		return -EMSGSIZE;
 	nest = nla_nest_start(skb, MGCAP_QATTR_READERS);
 	if (!nest)
 		return -EMSGSIZE;
-	if (ring->first_reader && mgcap_nl_put_reader(skb, ring, details))
+	if (q->first_reader && mgcap_nl_put_reader(skb, &q->ring, details))
 		goto cancel;
-	list_for_each_entry(mine, &ring->more_readers, reader_node)
+	list_for_each_entry(mine, &q->more_readers, reader_node)
 		if (mgcap_nl_put_reader(skb, mine, details))
 			goto cancel;
 	nla_nest_end(skb, nest);
@@ -215,7 +215,7 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int mgcap_nl_put_queue(struct sk_buff *skb, struct mgcap_ring *ring, bool details)
+static int mgcap_nl_put_queue(struct sk_buff *skb, struct mgcap_queue *q, bool details)
 {
 	struct nlattr *nest;
 	int err;
@@ -223,12 +223,12 @@ static int mgcap_nl_put_queue(struct sk_buff *skb, struct mgcap_ring *ring, bool
 	nest = nla_nest_start(skb, MGCAP_ATTR_QUEUE);
 	if (!nest)
 		return -EMSGSIZE;
-	mutex_lock(&ring->readers_lock);
-	err = nla_put_u32(skb, MGCAP_QATTR_ID, ring->queue) ||
-	      nla_put_string(skb, MGCAP_QATTR_DEVNODE, ring->devnode) ||
-	      mgcap_nl_put_counters(skb, ring, MGCAP_QATTR_CAPTURED, MGCAP_QATTR_PAD) ||
-	      mgcap_nl_put_readers(skb, ring, details);
-	mutex_unlock(&ring->readers_lock);
+	mutex_lock(&q->readers_lock);
+	err = nla_put_u32(skb, MGCAP_QATTR_ID, q->index) ||
+	      nla_put_string(skb, MGCAP_QATTR_DEVNODE, q->devnode) ||
+	      mgcap_nl_put_counters(skb, &q->ring, MGCAP_QATTR_CAPTURED, MGCAP_QATTR_PAD) ||
+	      mgcap_nl_put_readers(skb, q, details);
+	mutex_unlock(&q->readers_lock);
 	if (err) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
@@ -239,7 +239,7 @@ static int mgcap_nl_put_queue(struct sk_buff *skb, struct mgcap_ring *ring, bool
 
 /*
  * The capture's attributes and its queues from *@queue on, as many as fit;
- * *@queue is then the first left out (num_rings: none).  -EMSGSIZE when not
+ * *@queue is then the first left out (num_queues: none).  -EMSGSIZE when not
  * even one fits.  @queue NULL: the capture's attributes alone, without
  * MGCAP_ATTR_QUEUES.  @details: each reader's pid, comm, snaplen and filter.
  */
@@ -258,7 +258,7 @@ static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
 	    nla_put_u32(skb, MGCAP_ATTR_MODE, READ_ONCE(cap->mode)) ||
 	    nla_put_u64_64bit(skb, MGCAP_ATTR_RING_SIZE, cap->ring_size, MGCAP_ATTR_PAD) ||
 	    nla_put_u32(skb, MGCAP_ATTR_SNAPLEN, cap->snaplen) ||
-	    nla_put_u32(skb, MGCAP_ATTR_NUM_QUEUES, cap->num_rings) ||
+	    nla_put_u32(skb, MGCAP_ATTR_NUM_QUEUES, cap->num_queues) ||
 	    (cap->autostop && nla_put_flag(skb, MGCAP_ATTR_AUTOSTOP)))
 		goto cancel;
 	if (!queue)
@@ -266,10 +266,10 @@ static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
 	queues = nla_nest_start(skb, MGCAP_ATTR_QUEUES);
 	if (!queues)
 		goto cancel;
-	for (i = *queue; i < cap->num_rings; i++) {
+	for (i = *queue; i < cap->num_queues; i++) {
 		unsigned char *before = skb_tail_pointer(skb);
 
-		if (mgcap_nl_put_queue(skb, cap->rings[i], details))
+		if (mgcap_nl_put_queue(skb, cap->queues[i], details))
 			break;
 		/* an attribute's length has 16 bits: the nest ends before it wraps */
 		if (skb_tail_pointer(skb) - (unsigned char *)queues > U16_MAX) {
@@ -277,7 +277,7 @@ static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
 			break;
 		}
 	}
-	if (i == *queue && i < cap->num_rings)
+	if (i == *queue && i < cap->num_queues)
 		goto cancel;
 	*queue = i;
 	nla_nest_end(skb, queues);
@@ -310,7 +310,7 @@ static int mgcap_nl_reply(struct sk_buff *request, struct genl_info *info,
 			return -ENOMEM;
 		err = mgcap_nl_fill(msg, cap, info->snd_portid, info->snd_seq, 0,
 				    info->genlhdr->cmd, &queue, details);
-		if (!err && queue < cap->num_rings)
+		if (!err && queue < cap->num_queues)
 			err = -EMSGSIZE;
 		if (!err)
 			return genlmsg_reply(msg, info);
@@ -454,7 +454,7 @@ static int mgcap_nl_dump(struct sk_buff *skb, struct netlink_callback *cb)
 				    NLM_F_MULTI, MGCAP_CMD_GET, &queue, details);
 		if (err)
 			break;
-		if (queue < cap->num_rings) {
+		if (queue < cap->num_queues) {
 			/* the rest of its queues in the next message */
 			cb->args[1] = queue;
 			err = -EMSGSIZE;

@@ -2,11 +2,11 @@
 /*
  * mgcap readers: several at once on one receive queue.
  *
- * The first reader of a queue reads the capture's own ring, which keeps
+ * The first reader of a queue reads the queue's own ring, which keeps
  * filling while nobody reads it, so a recorder that restarts finds what
  * arrived meanwhile (and nothing its last reader left: ring.c).  Each
  * further reader gets a ring of its own for as long as it has the queue
- * open, listed on the capture's ring, and the receive hook copies each
+ * open, listed on the queue, and the receive hook copies each
  * frame into every listed ring too.  A reader that falls
  * behind thus fills and drops only in its own ring; one reader costs what it
  * did before there could be several, each further one a copy.
@@ -14,6 +14,7 @@
 #include <linux/capability.h>
 #include <linux/moduleparam.h>
 #include <linux/rculist.h>
+#include <linux/slab.h>
 #include <linux/stringify.h>
 
 #include "mgcap.h"
@@ -49,16 +50,25 @@ static bool mgcap_reader_privileged(void)
 	return ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
 }
 
-/* A further reader's ring: the capture's size and default snaplen. */
-static struct mgcap_ring *mgcap_reader_ring_create(struct mgcap_ring *ring, bool privileged)
+/* A further reader's ring: the size and default snaplen of the queue's own. */
+static struct mgcap_ring *mgcap_reader_ring_create(struct mgcap_queue *q, bool privileged)
 {
-	struct mgcap_ring *mine;
+	struct mgcap_ring *mine = kzalloc(sizeof(*mine), GFP_KERNEL);
 
-	mine = mgcap_ring_create(ring->queue, ring->mask + 1, ring->default_snaplen,
-				 MGCAP_RING_READER | (privileged ? 0 : MGCAP_RING_UNPRIVILEGED));
-	if (mine)
-		mine->owner = ring;
+	if (!mine)
+		return NULL;
+	if (mgcap_ring_init(mine, q, q->ring.mask + 1, q->ring.default_snaplen,
+			    MGCAP_RING_READER | (privileged ? 0 : MGCAP_RING_UNPRIVILEGED))) {
+		kfree(mine);
+		return NULL;
+	}
 	return mine;
+}
+
+static void mgcap_reader_ring_free(struct mgcap_ring *mine)
+{
+	mgcap_ring_destroy(mine);
+	kfree(mine);
 }
 
 /* Under readers_lock: @mine is read by the calling process from now on. */
@@ -70,14 +80,14 @@ static void mgcap_reader_set_opener(struct mgcap_ring *mine)
 }
 
 /*
- * A reader opens @ring, the capture's ring of its queue, holding a reference
- * to it.  Returns the ring it reads, which then owns that reference, or an
+ * A reader opens @q, holding a reference to it.  Returns the ring it reads,
+ * the queue's own or one of its own, which then owns that reference, or an
  * ERR_PTR: -ENODEV after a stop, -EBUSY beyond max_readers (or its last
  * place, without CAP_NET_ADMIN), -ENOMEM when no ring can be had.  A
  * further reader's ring is allocated before the lock is taken: netlink and
  * stop wait for the lock under RTNL.
  */
-struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring)
+struct mgcap_ring *mgcap_reader_open(struct mgcap_queue *q)
 {
 	struct mgcap_ring *spare = NULL, *mine;
 	bool privileged = mgcap_reader_privileged();
@@ -85,22 +95,22 @@ struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring)
 	for (;;) {
 		u32 places = READ_ONCE(mgcap_max_readers);
 
-		mutex_lock(&ring->readers_lock);
+		mutex_lock(&q->readers_lock);
 		/* the capture stopped between the node lookup and here */
-		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED)) {
+		if (mgcap_ring_has_flag(&q->ring, MGCAP_RING_F_DETACHED)) {
 			mine = ERR_PTR(-ENODEV);
 			goto out;
 		}
 		/* the last place kept for CAP_NET_ADMIN, where there are two */
 		if (!privileged && places > 1)
 			places--;
-		if (ring->num_readers >= places) {
+		if (q->num_readers >= places) {
 			mine = ERR_PTR(-EBUSY);
 			goto out;
 		}
-		/* the capture's ring, as its last reader may have left it held */
-		if (!ring->first_reader) {
-			int err = mgcap_ring_renew_held(ring);
+		/* the queue's ring, as its last reader may have left it held */
+		if (!q->first_reader) {
+			int err = mgcap_ring_renew_held(&q->ring);
 
 			if (err) {
 				mine = ERR_PTR(err);
@@ -112,46 +122,46 @@ struct mgcap_ring *mgcap_reader_open(struct mgcap_ring *ring)
 		 * stopping.  The reader holds the autostop from here to its
 		 * close: the capture's reference goes at its stop.
 		 */
-		if ((!ring->first_reader || spare) && ring->autostop) {
-			if (!atomic_inc_unless_negative(&ring->autostop->readers)) {
+		if ((!q->first_reader || spare) && q->autostop) {
+			if (!atomic_inc_unless_negative(&q->autostop->readers)) {
 				mine = ERR_PTR(-ENODEV);
 				goto out;
 			}
-			kref_get(&ring->autostop->ref);
+			kref_get(&q->autostop->ref);
 		}
-		if (!ring->first_reader) {
-			ring->first_reader = true;
-			mine = ring;
+		if (!q->first_reader) {
+			q->first_reader = true;
+			mine = &q->ring;
 			break;
 		}
 		if (spare) {
 			mine = spare;
 			spare = NULL;
-			list_add_tail_rcu(&mine->reader_node, &ring->more_readers);
+			list_add_tail_rcu(&mine->reader_node, &q->more_readers);
 			break;
 		}
-		mutex_unlock(&ring->readers_lock);
-		spare = mgcap_reader_ring_create(ring, privileged);
+		mutex_unlock(&q->readers_lock);
+		spare = mgcap_reader_ring_create(q, privileged);
 		if (!spare)
 			return ERR_PTR(-ENOMEM);
 	}
 	mgcap_reader_set_opener(mine);
-	WRITE_ONCE(ring->num_readers, ring->num_readers + 1);
+	WRITE_ONCE(q->num_readers, q->num_readers + 1);
 out:
-	mutex_unlock(&ring->readers_lock);
+	mutex_unlock(&q->readers_lock);
 	/* not needed after all: the first reader's place came free, or no place */
 	if (spare)
-		mgcap_ring_put(spare);
+		mgcap_reader_ring_free(spare);
 	return mine;
 }
 
 static void mgcap_reader_free(struct work_struct *work)
 {
 	struct mgcap_ring *mine = container_of(to_rcu_work(work), struct mgcap_ring, free_work);
-	struct mgcap_ring *ring = mine->owner;
+	struct mgcap_queue *q = mine->q;
 
-	mgcap_ring_put(mine);
-	mgcap_ring_put(ring);
+	mgcap_reader_ring_free(mine);
+	mgcap_queue_put(q);
 }
 
 /*
@@ -162,61 +172,62 @@ static void mgcap_reader_free(struct work_struct *work)
  */
 void mgcap_reader_close(struct mgcap_ring *mine)
 {
-	struct mgcap_ring *ring = mgcap_ring_owner(mine);
-	struct mgcap_autostop *as = ring->autostop;
+	struct mgcap_queue *q = mine->q;
+	struct mgcap_autostop *as = q->autostop;
+	bool first = mine == &q->ring;
 
-	mutex_lock(&ring->readers_lock);
-	if (mine == ring) {
-		WRITE_ONCE(ring->reader_waiting, false);
-		mgcap_filter_remove(ring);
-		mgcap_ring_reset_reader_settings(ring);
-		put_pid(ring->reader_pid);
-		ring->reader_pid = NULL;
-		mgcap_ring_reader_gone(ring);
-		ring->first_reader = false;
+	mutex_lock(&q->readers_lock);
+	if (first) {
+		WRITE_ONCE(mine->reader_waiting, false);
+		mgcap_filter_remove(mine);
+		mgcap_ring_reset_reader_settings(mine);
+		put_pid(mine->reader_pid);
+		mine->reader_pid = NULL;
+		mgcap_ring_reader_gone(mine);
+		q->first_reader = false;
 	} else {
 		list_del_rcu(&mine->reader_node);
 	}
-	WRITE_ONCE(ring->num_readers, ring->num_readers - 1);
+	WRITE_ONCE(q->num_readers, q->num_readers - 1);
 	/*
 	 * The last reader of the whole capture, while it runs: a stopped one
 	 * has nothing to stop, and its timer could outlive the module.
 	 * Under readers_lock, as mgcap_readers_detach() marks the stop.
 	 */
 	if (as && atomic_dec_and_test(&as->readers) &&
-	    !mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
+	    !mgcap_ring_has_flag(&q->ring, MGCAP_RING_F_DETACHED))
 		mgcap_autostop_schedule(as, MGCAP_AUTOSTOP_LINGER);
-	mutex_unlock(&ring->readers_lock);
+	mutex_unlock(&q->readers_lock);
 	/* the reference mgcap_reader_open() took */
 	if (as)
 		mgcap_autostop_put(as);
 
-	if (mine != ring) {
+	if (!first) {
 		INIT_RCU_WORK(&mine->free_work, mgcap_reader_free);
 		queue_rcu_work(mgcap_readers_wq, &mine->free_work);
 		return;
 	}
-	mgcap_ring_put(ring);
+	mgcap_queue_put(q);
 }
 
-/* The capture stopped (no hook runs any more): every reader of @ring sees it. */
-void mgcap_readers_detach(struct mgcap_ring *ring)
+/* The capture stopped (no hook runs any more): every reader of @q sees it. */
+void mgcap_readers_detach(struct mgcap_queue *q)
 {
 	struct mgcap_ring *mine;
 
-	mutex_lock(&ring->readers_lock);
-	mgcap_ring_detach(ring);
-	list_for_each_entry(mine, &ring->more_readers, reader_node)
+	mutex_lock(&q->readers_lock);
+	mgcap_ring_detach(&q->ring);
+	list_for_each_entry(mine, &q->more_readers, reader_node)
 		mgcap_ring_detach(mine);
-	mutex_unlock(&ring->readers_lock);
+	mutex_unlock(&q->readers_lock);
 }
 
-/* The receive hook, under RCU, for the further readers of @ring. */
-void mgcap_readers_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
+/* The receive hook, under RCU, for the further readers of @q. */
+void mgcap_readers_capture(struct mgcap_queue *q, struct sk_buff *skb, u16 queue)
 {
 	struct mgcap_ring *mine;
 
-	list_for_each_entry_rcu(mine, &ring->more_readers, reader_node)
+	list_for_each_entry_rcu(mine, &q->more_readers, reader_node)
 		mgcap_ring_capture(mine, skb, queue);
 }
 

@@ -92,7 +92,7 @@ static void mgcap_ring_write_ctrl(struct mgcap_ring *ring)
 	ctrl->magic = MGCAP_RING_MAGIC;
 	ctrl->version = MGCAP_RING_VERSION;
 	ctrl->flags = ring->flags;
-	ctrl->queue = ring->queue;
+	ctrl->queue = ring->q->index;
 	ctrl->data_offset = PAGE_SIZE;
 	ctrl->data_size = ring->mask + 1;
 	memset(ctrl->reserved0, 0, sizeof(ctrl->reserved0));
@@ -125,11 +125,15 @@ static void mgcap_ring_set_mem(struct mgcap_ring *ring, void *mem)
 	ring->data = (u8 *)mem + PAGE_SIZE;
 }
 
-/* @how: MGCAP_RING_READER, MGCAP_RING_UNPRIVILEGED (see mgcap_ring_charge()) */
-struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen, unsigned int how)
+/*
+ * @ring, zeroed by its owner, for @q, with @data_size bytes of data.
+ * @how: MGCAP_RING_READER, MGCAP_RING_UNPRIVILEGED (see mgcap_ring_charge()).
+ * 0, or -ENOMEM.
+ */
+int mgcap_ring_init(struct mgcap_ring *ring, struct mgcap_queue *q, u64 data_size, u32 snaplen,
+		    unsigned int how)
 {
 	bool unprivileged = how & MGCAP_RING_UNPRIVILEGED;
-	struct mgcap_ring *ring;
 	void *mem;
 
 	/* the ABI: producer and consumer each on a cache line of their own */
@@ -142,42 +146,30 @@ struct mgcap_ring *mgcap_ring_create(u32 queue, u64 data_size, u32 snaplen, unsi
 	BUILD_BUG_ON(sizeof(u64) != MGCAP_REC_ALIGN);
 
 	if (!mgcap_ring_charge(PAGE_SIZE + data_size, unprivileged))
-		return NULL;
-	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
-	if (!ring)
-		goto err_uncharge;
+		return -ENOMEM;
+	mem = mgcap_ring_alloc_mem(PAGE_SIZE + data_size, how);
+	if (!mem) {
+		mgcap_ring_uncharge(PAGE_SIZE + data_size, unprivileged);
+		return -ENOMEM;
+	}
 	ring->unprivileged = unprivileged;
 	ring->mmap_size = PAGE_SIZE + data_size;
-	mem = mgcap_ring_alloc_mem(ring->mmap_size, how);
-	if (!mem)
-		goto err_free;
 	mgcap_ring_set_mem(ring, mem);
 	ring->mask = data_size - 1;
-	ring->queue = queue;
+	ring->q = q;
 	ring->default_snaplen = snaplen;
-	ring->minor = -1;
-	kref_init(&ring->ref);
 	spin_lock_init(&ring->lock);
-	INIT_LIST_HEAD(&ring->more_readers);
-	mutex_init(&ring->readers_lock);
 	init_waitqueue_head(&ring->wq);
 	hrtimer_init(&ring->wake_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	ring->wake_timer.function = mgcap_ring_wake_timer;
 	mgcap_ring_reset_reader_settings(ring);
 	mgcap_ring_write_ctrl(ring);
-	return ring;
-
-err_free:
-	kfree(ring);
-err_uncharge:
-	mgcap_ring_uncharge(PAGE_SIZE + data_size, unprivileged);
-	return NULL;
+	return 0;
 }
 
-static void mgcap_ring_release(struct kref *ref)
+/* What mgcap_ring_init() took, once no hook and no reader can reach @ring. */
+void mgcap_ring_destroy(struct mgcap_ring *ring)
 {
-	struct mgcap_ring *ring = container_of(ref, struct mgcap_ring, ref);
-	/* the last reference: no hook can reach the ring any more */
 	struct mgcap_filter_prog *filter = rcu_dereference_protected(ring->filter, true);
 
 	if (filter)
@@ -185,14 +177,7 @@ static void mgcap_ring_release(struct kref *ref)
 	put_pid(ring->reader_pid);
 	mgcap_ring_uncharge(ring->mmap_size, ring->unprivileged);
 	hrtimer_cancel(&ring->wake_timer);
-	mutex_destroy(&ring->readers_lock);
 	vfree(ring->mem);
-	kfree(ring);
-}
-
-void mgcap_ring_put(struct mgcap_ring *ring)
-{
-	kref_put(&ring->ref, mgcap_ring_release);
 }
 
 /*
@@ -234,7 +219,7 @@ static bool mgcap_ring_pages_held(const struct mgcap_ring *ring)
 }
 
 /*
- * Before a new first reader of the capture's ring, while nothing maps it:
+ * Before a new first reader of the queue's own ring, while nothing maps it:
  * where its last reader left a page held (see above), the ring gets new
  * memory, empty (what arrived since the close was open to that writer),
  * and the old goes to whoever holds it.  0, or -ENOMEM.
@@ -279,7 +264,7 @@ bool mgcap_ring_has_flag(const struct mgcap_ring *ring, u32 flag)
 }
 
 /*
- * The reader of the capture's own ring has gone, and with its last close
+ * The reader of the queue's own ring has gone, and with its last close
  * its last mapping.  The next one must not parse what this one left: an
  * index it put anywhere, records it rewrote.  So the kernel takes the
  * control page back (its layout, flags and producer index from its own
