@@ -38,10 +38,10 @@ build/bench/latency: bench/latency.c tests/mgtestnic/mgtestnic_frame.h
 	@mkdir -p build/bench
 	$(AM_V_CC)$(CC) $(DEFS) -I$(srcdir)/tests $(AM_CFLAGS) -O2 -o $@ $(srcdir)/bench/latency.c \
 		-lpcap
-bench: all $(BENCH_BIN)
+bench: all testnic $(BENCH_BIN)
 	sh $(srcdir)/bench/run.sh $(abs_srcdir) $(abs_builddir)
 # where each contender's instructions go (in-guest perf under icount), printed
-bench-profile: all
+bench-profile: all testnic
 	sh $(srcdir)/bench/run.sh $(abs_srcdir) $(abs_builddir) --profile
 # the run in BENCH_RUN to BENCHMARKS.md and bench/published/, for review and commit
 bench-publish:

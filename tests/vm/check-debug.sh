@@ -17,7 +17,7 @@ k=$(sh "$abs_top_srcdir/scripts/debug-kernel.sh") || exit 1
 trap 'sh "$abs_top_srcdir/scripts/debug-kernel.sh" --uninstall' EXIT
 trap 'exit 130' INT TERM
 sh "$abs_top_srcdir/tests/vm/debug-gates.sh" "$k" || exit 1
-make -s -C "$abs_top_builddir" modules KERNELS="$k" || exit 1
+make -s -C "$abs_top_builddir" modules testnic KERNELS="$k" || exit 1
 KERNELS=$k MGCAP_VM_SCOPE=kernel MGCAP_VM_SUITES=$MGCAP_DEBUG_SUITES MGCAP_VM_TIMEOUT=7200 \
 	abs_top_builddir=$abs_top_builddir abs_top_srcdir=$abs_top_srcdir \
 	sh "$abs_top_srcdir/tests/vm/vm-tests.sh"
