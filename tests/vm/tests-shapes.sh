@@ -193,12 +193,7 @@ t_lone_frames_on_a_quiet_device_not_held_for_the_order() {
 	for i in 1 2 3; do
 		size=$(stat -c %s "$TMP/out.pcap")
 		echo "1 1" >/sys/class/net/mgt0/mgtestnic/generate
-		j=0
-		while [ "$(stat -c %s "$TMP/out.pcap")" = "$size" ]; do
-			[ $j -lt 100 ] || { bad "lone frame $i not written in 5 s"; return 1; }
-			sleep 0.05
-			j=$((j + 1))
-		done
+		wait_for 5000 "lone frame $i written" size_not "$TMP/out.pcap" "$size" || return 1
 		stat -c %.9Y "$TMP/out.pcap" >>"$TMP/written"
 		sleep 0.3	# a duration: the frames lone, apart
 	done
@@ -213,6 +208,8 @@ t_lone_frames_on_a_quiet_device_not_held_for_the_order() {
 	} END { exit late }' || bad "a lone frame waited 300 ms or more (held for the order)," \
 		"or was written before its stamp"
 }
+
+size_not() { [ "$(stat -c %s "$1")" != "$2" ]; }	# size_not FILE BYTES: FILE's size is not BYTES
 
 # mgdump's buffer (256 MiB by default) takes a while to fault in (about a
 # second here): done after its source was open, it left the ring unread for
