@@ -15,6 +15,16 @@
 #                       status is 0 only if none failed
 #   suite_tests FILE [LIST]  the tests a suite lists in its ALL_TESTS (or
 #                       LIST), a line each
+#
+# A test waits for the state it needs (a reader started, a counter moved, a
+# file there), never for a time that was long enough on some machine; a
+# wait that runs out fails the test, saying what it waited for:
+#
+#   wait_for MS WHAT CMD...  until CMD succeeds, polled every 20 ms; MS
+#                       milliseconds at most (the guest is emulated: be generous)
+#   wait_for_counter MS WHAT DELTA CMD...  until the number CMD prints is
+#                       DELTA more than it was at the call
+#   at_least N CMD...   the number CMD prints is N or more (a condition)
 # (sh functions share variables: the runner's start with R_)
 
 say() { echo "    $*"; }
@@ -26,6 +36,46 @@ bad() {
 skip() {
 	printf '%s\n' "$*" >"$R_skipmark"
 	return 0
+}
+
+# W_now: milliseconds since boot, without starting a process (/proc/uptime
+# in centiseconds; the seconds part is never 0 here, so no octal digits)
+w_clock() {
+	read -r W_up _ </proc/uptime
+	W_now=$((${W_up%.*}${W_up#*.} * 10))
+}
+
+wait_for() {
+	W_ms=$1
+	W_what=$2
+	shift 2
+	w_clock
+	W_end=$((W_now + W_ms))
+	until "$@"; do
+		w_clock
+		if [ "$W_now" -ge "$W_end" ]; then
+			bad "timed out after $((W_ms / 1000)).$((W_ms % 1000 / 100)) s waiting for $W_what"
+			return 1
+		fi
+		sleep 0.02
+	done
+}
+
+at_least() {
+	W_least=$1
+	shift
+	W_value=$("$@") && [ "$W_value" -ge "$W_least" ] 2>/dev/null
+}
+
+wait_for_counter() {
+	W_c_ms=$1
+	W_c_what=$2
+	W_c_delta=$3
+	shift 3
+	W_base=$("$@") && [ "$W_base" -ge 0 ] 2>/dev/null ||
+		{ bad "no count of $W_c_what: '$W_base'"; return 1; }
+	wait_for "$W_c_ms" "$W_c_what to reach $((W_base + W_c_delta)) (from $W_base)" \
+		at_least $((W_base + W_c_delta)) "$@" || { say "$W_c_what at the end: $W_value"; return 1; }
 }
 
 run_tests() {

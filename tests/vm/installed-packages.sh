@@ -56,13 +56,10 @@ system_libpcap_put_in() {
 # (30 s at most: more than the 5 s a capture waits for its first reader, and
 # a user's tshark under emulation can take long to open its source)
 wait_node() {
-	i=0
-	until if [ "$2" = there ]; then [ -e "/dev/mgcap/$1@0" ]; else [ ! -e "/dev/mgcap/$1@0" ]; fi
-	do
-		i=$((i + 1))
-		[ $i -gt 300 ] && { echo "/dev/mgcap/$1@0 is not $2 after 30 s"; return 1; }
-		sleep 0.1
-	done
+	wait_for 30000 "/dev/mgcap/$1@0 $2" node_is "$1" "$2"
+}
+node_is() {
+	if [ "$2" = there ]; then [ -e "/dev/mgcap/$1@0" ]; else [ ! -e "/dev/mgcap/$1@0" ]; fi
 }
 
 t_installed_module_is_built_and_loads_on_demand() {
@@ -126,7 +123,7 @@ t_dumpcap_as_a_user_in_the_capture_group() {
 	$MGCAP start mgt0 mode drop >/dev/null || return 1
 	as_user wireshark,mgcap dumpcap -i mgcap:mgt0 -a duration:1 -w "$USERDIR/d.pcapng" \
 		>/dev/null 2>&1 || bad "dumpcap on a started capture"
-	sleep 1
+	sleep 1	# a duration: the second after which a capture for its readers stops
 	$MGCAP show mgt0 | grep -q "mode drop" || bad "mgcap start's capture went with its reader"
 
 	# taking the switch away gives the stock libpcap back

@@ -96,43 +96,31 @@ start_until() {
 	wait_text "$TMP/$name" "$text"
 }
 
-wait_idle() {	# wait_idle DEV: until its generators have nothing pending
-	i=0
-	while grep -q '[1-9]' "/sys/class/net/$1/mgtestnic/pending"; do
-		i=$((i + 1))
-		[ $i -gt 600 ] && return 1
-		sleep 0.1
-	done
+wait_idle() {	# wait_idle DEV: until its generators have nothing pending (60 s at most)
+	wait_for 60000 "$1's generators to finish" generators_idle "$1"
 }
+generators_idle() { ! grep -q '[1-9]' "/sys/class/net/$1/mgtestnic/pending"; }
 
-wait_readers() {	# wait_readers DEV [N]: until every queue of DEV has N readers (1; 10 s at most)
-	i=0
+wait_readers() {	# wait_readers DEV [N]: until every queue of DEV has N readers (1; 30 s at most)
+	wait_for 30000 "${2:-1} reader(s) on every queue of $1" readers_on "$1" "${2:-1}" ||
+		{ echo "$W_show"; return 1; }
+}
+readers_on() {	# readers_on DEV N: every queue of DEV has N readers or more
 	# queue lines of the table end in the node; their 7th column counts readers
-	while out=$($MGCAP show "$1") &&
-		echo "$out" | awk -v n="${2:-1}" '$NF ~ "^/dev/mgcap/" && $7 < n {few = 1}
-			END {exit !few}'; do
-		i=$((i + 1))
-		[ $i -gt 100 ] && { echo "$out"; return 1; }
-		sleep 0.1
-	done
-	[ -n "$out" ]
+	W_show=$($MGCAP show "$1") && [ -n "$W_show" ] &&
+		echo "$W_show" | awk -v n="$2" '$NF ~ "^/dev/mgcap/" && $7 < n {few = 1}
+			END {exit few}'
 }
 
 # wait_text FILE TEXT: until FILE shows TEXT; 30 s at most, as wait_node in
 # installed-packages.sh (a user's tshark under emulation has taken more than
-# 10 s to start capturing), then it says what it waited for and what FILE shows
+# 10 s to start capturing), then it says what FILE shows
 wait_text() {
-	i=0
-	until grep -q "$2" "$1" 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt 300 ]; then
-			say "no '$2' in $1 after 30 s:"
-			sed 's/^/      /' "$1"
-			return 1
-		fi
-		sleep 0.1
-	done
+	wait_for 30000 "'$2' in $1" shows "$1" "$2" ||
+		{ sed 's/^/      /' "$1"; return 1; }
 }
+
+shows() { grep -q "$2" "$1" 2>/dev/null; }	# shows FILE TEXT
 
 wait_end() {	# wait_end NAME: its exit status
 	eval "wait \$pid_$1"
@@ -175,15 +163,35 @@ reader_field() {
 		END {print s + 0}'
 }
 
-# wait_drained: until no reader has records left to read (10 s at most)
+# wait_drained: until no reader has records left to read (30 s at most)
 wait_drained() {
-	i=0
-	while [ "$($MGCAP show | awk '$6 == "pid" {s += $4} END {print s + 0}')" != 0 ]; do
-		i=$((i + 1))
-		[ $i -gt 100 ] && return 1
-		sleep 0.1
-	done
+	wait_for 30000 "every reader to read what its rings hold" nothing_unread
 }
+nothing_unread() { [ "$($MGCAP show | awk '$6 == "pid" {s += $4} END {print s + 0}')" = 0 ]; }
+
+# reader_reading PID: the reader PID has read records: what its rings hold
+# unread (fill) is less than the bytes captured for it, which it would hold
+# still had it read nothing (a record is the frame and a header)
+reader_reading() {
+	$MGCAP show | awk -v pid="$1" '$6 == "pid" && $7 == pid {c += $1; b += $2; f += $4}
+		END {exit !(c > 0 && f < b)}'
+}
+
+# captured DEV: the frames DEV's capture took, summed over its queues
+captured() { $MGCAP show "$1" | awk '$NF ~ "^/dev/mgcap/" {s += $2} END {print s + 0}'; }
+
+# frames_made DEV: the frames DEV's generators made, summed over its queues
+frames_made() {
+	read -r W_made <"/sys/class/net/$1/mgtestnic/generated" || return 1
+	echo $(($(echo "$W_made" | tr ' ' '+')))
+}
+
+# asleep PID: the process PID sleeps (in a poll, say), its state S
+asleep() { [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" = S ]; }
+
+# ip_received: the IPv4 packets the stack received (InReceives): the test
+# NIC's frames that a capture passed on, in a guest with no other traffic
+ip_received() { awk '$1 == "Ip:" && $2 ~ /^[0-9]/ {print $4}' /proc/net/snmp; }
 
 # tap_setup: the two ports of a tap, two test NICs whose clocks are 1 s apart
 tap_setup() {
@@ -213,14 +221,12 @@ mgdump_summary() {
 # threads start after every source is open and FILE is created; a frame
 # before a reader's first read lies in the first interval of the clock's
 # samples, with no drift model yet, and may get the kernel's stamp.
+has_bytes() { [ -s "$1.part" ] || [ -s "$1" ]; }	# has_bytes FILE: FILE or FILE.part has bytes
 mgdump_reading() {
 	wait_readers mgt0 || return 1
-	i=0
 	# (written as FILE.part until complete)
-	until [ -s "$1.part" ] || [ -s "$1" ]; do
-		i=$((i + 1))
-		[ $i -gt 100 ] && return 1
-		sleep 0.1
-	done
+	wait_for 10000 "mgdump's file $1" has_bytes "$1" || return 1
+	# a duration, not a state: nothing outside mgdump shows its reader
+	# threads' first read, which comes right after the file
 	sleep 0.5
 }

@@ -117,8 +117,8 @@ t_adapter_device_gone_mid_capture() {
 	MGCAP_ADAPTER_STATS=1 capture tcpdump -i mgcap:mgt0 -j adapter --time-stamp-precision=nano \
 		-Z root -w "$TMP/out.pcap" || return 1
 	echo "0 500" >$NICSYS/generate
-	wait_idle mgt0 || return 1
-	sleep 1.5	# the read timeout: tcpdump has written them
+	# tcpdump has them (they come at its read timeout)
+	wait_idle mgt0 && wait_drained || return 1
 	rmmod mgtestnic || return 1
 	wait $client
 	st=$?
@@ -151,10 +151,14 @@ t_adapter_phc_steps_cost_no_frame_a_wrong_stamp() {
 		--time-stamp-precision=nano -Z root -B 16384 -c 20000 -w "$TMP/out.pcap" || return 1
 	# each step while the generator runs, so that frames surround it
 	for step in 500000000 -500000000 3000 -3000; do
+		before=$(frames_made mgt0)
 		echo "0 4000" >$NICSYS/generate
-		sleep 0.05
+		wait_for 10000 "frames before the step" at_least $((before + 200)) frames_made mgt0 ||
+			return 1
 		echo "$step" >$NICSYS/phc_step_ns
 		wait_idle mgt0 || return 1
+		# a duration: a quiet gap between the steps' runs, the clock sampled
+		# without traffic
 		sleep 0.2
 	done
 	echo "0 4000" >$NICSYS/generate

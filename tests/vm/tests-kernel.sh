@@ -134,6 +134,9 @@ vlan_pings() {
 	start_until "$1_af" "listening on" timeout 60 tcpdump -Z root -i vB -Q in \
 		-w "$TMP/$1_af.pcap" || return 1
 	ip netns exec vlanpeer busybox ping -c "$2" -i 0.2 -w 5 192.0.2.2 >"$TMP/$1_ping" 2>&1
+	wait_drained || return 1
+	# a duration, not a state: AF_PACKET hands its last block over at
+	# libpcap's timeout (1 s), which nothing outside tcpdump shows
 	sleep 1
 	pkill -INT -x tcpdump
 	wait_end "$1" >/dev/null
@@ -251,29 +254,74 @@ t_mirror_mode_delivers_every_frame() {
 	stack_gets mirror 20000
 }
 
+# a switch takes effect at the next frame: while frames come on both queues
+# (paced, so that they outlast the switches; the rest at full speed after
+# them), each of six switches shows in the mode the capture reports and in
+# the fate of the frames after it; the capture takes every frame exactly
+# once throughout, and the stack got some of them, not all
 t_mode_switch_under_load() {
 	setup 2 && $MGCAP start mgt0 >/dev/null && $MGCAP hwtstamp mgt0 on >/dev/null || return 1
 	ip addr add 198.51.100.1/24 dev mgt0 || return 1
-	wait_start udp $UDPCOUNT 5555 4 || return 1
-	$RINGCHECK --dev mgt0 --count 60000 >"$TMP/rc" 2>&1 &
+	# (quiet for the length of a drop phase at most)
+	wait_start udp $UDPCOUNT 5555 10 || return 1
+	echo 1000 >/sys/class/net/mgt0/mgtestnic/rate_pps || return 1
+	read -r before </sys/class/net/mgt0/mgtestnic/generated
+	$RINGCHECK --dev mgt0 --count 60000 --timeout 120 >"$TMP/rc" 2>&1 &
 	rcpid=$!
+	wait_for 30000 "the frames on every queue" generated_past 1 "$before" || return 1
 	switches=0
-	while kill -0 $rcpid 2>/dev/null; do
-		$SETMODE mgt0 drop >/dev/null && $SETMODE mgt0 mirror >/dev/null || return 1
-		switches=$((switches + 2))
+	for mode in drop mirror drop mirror drop mirror; do
+		switch_shown $mode || break
+		switches=$((switches + 1))
 	done
+	echo 0 >/sys/class/net/mgt0/mgtestnic/rate_pps
+	generators_idle mgt0 && bad "the frames ended before the switches did"
 	wait $rcpid || { cat "$TMP/rc"; return 1; }
 	wait_end udp || return 1
 	got=$(tail -n 1 "$TMP/udp")
-	say "$switches mode switches; the stack got $got of 120000"
-	[ "$switches" -ge 4 ] || bad "too few switches during the load"
+	say "$switches mode switches, each seen in the frames' fate; the stack got $got of 120000"
+	[ "$switches" = 6 ] || bad "$switches of 6 switches shown"
 	[ "$got" -gt 0 ] && [ "$got" -lt 120000 ] || bad "the switches did not take effect"
+}
+
+# generated_past N COUNTS: every queue of mgt0 made N frames more than COUNTS
+# ("A B", its generated then)
+generated_past() {
+	read -r now </sys/class/net/mgt0/mgtestnic/generated
+	echo "$now" | awk -v n="$1" -v was="$2" '{ split(was, w)
+		for (i = 1; i <= NF; i++) if ($i < w[i] + n) exit 1 }'
+}
+
+# switch_shown MODE: mgt0 switched to MODE under load, as the capture reports
+# it, and as the frames made after the switch fare: the stack receives none
+# of them in drop mode, every one in mirror mode.  A queue makes its frames
+# one by one, each handed on before the next is made: once a queue made one
+# more, none it made before is still on its way.
+switch_shown() {
+	$SETMODE mgt0 "$1" >/dev/null || return 1
+	$MGCAP show mgt0 | grep -q "^mgt0: mode $1," ||
+		{ bad "switched to $1, the capture says: $($MGCAP show mgt0 | head -n 1)"; return 1; }
+	read -r was </sys/class/net/mgt0/mgtestnic/generated
+	wait_for 20000 "a frame on every queue after the switch to $1" generated_past 1 "$was" ||
+		return 1
+	stack=$(ip_received)
+	read -r was </sys/class/net/mgt0/mgtestnic/generated
+	# 51 made: the first 50 of them handed on
+	wait_for 20000 "50 frames on every queue in $1 mode" generated_past 51 "$was" || return 1
+	got=$(($(ip_received) - stack))
+	least=$((50 * $(echo $was | wc -w)))
+	case $1 in
+	drop) [ "$got" = 0 ] || { bad "drop mode: the stack received $got frames"; return 1; } ;;
+	*) [ "$got" -ge "$least" ] ||
+		{ bad "mirror mode: the stack received $got of $least frames or more"; return 1; } ;;
+	esac
 }
 
 t_wakeups_coalesced_and_trickle_delivered() {
 	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
 	wait_start w $WAIT /dev/mgcap/mgt0@0 first 20 || return 1
-	sleep 1
+	# (the frame is to wake it, not to be there at its first look)
+	wait_for 10000 "the reader asleep in poll" asleep "$pid_w" || return 1
 	echo "0 1" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_end w || bad "a single frame did not wake the reader"
 	wait_start w2 $WAIT /dev/mgcap/mgt0@0 records 40000 120 || return 1
@@ -336,8 +384,7 @@ t_device_moved_to_another_namespace() {
 	# deleting the namespace sends the device home: the capture ends
 	ip netns del t1
 	wait_end w2 || return 1
-	i=0
-	while [ ! -e /sys/class/net/mgt0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	wait_for 10000 "mgt0 back home" test -e /sys/class/net/mgt0
 	[ ! -e "/dev/mgcap/ns$inum/mgt0@0" ] || bad "node left behind"
 }
 
@@ -364,24 +411,33 @@ t_rmmod_as_the_last_reader_of_a_stopped_capture_leaves() {
 	wait $client
 	rmmod mgcap || { bad "rmmod after the reader left"; return 1; }
 	# past the second: a stop left pending would run in a module gone, and
-	# the kernel's log (which the run checks) would say so
+	# the kernel's log (which the run checks) would say so (a duration: the
+	# test is that nothing happens in it)
 	sleep 2
 }
 
 t_rmmod_while_capturing() {
 	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
 	echo "all 200000" >/sys/class/net/mgt0/mgtestnic/generate
-	sleep 0.2
+	wait_for 20000 "frames captured" at_least 1000 captured mgt0 || return 1
+	generators_idle mgt0 && bad "the frames ended before the rmmod"
 	rmmod mgcap || return 1
 	[ ! -d /dev/mgcap ] || [ -z "$(ls /dev/mgcap)" ] || bad "nodes left behind"
 }
 
+# a reader killed while it reads, frames still coming into its ring: the
+# queue is free again and works.  Before the kill, the reader has mapped its
+# ring and has read from it (its counters), and the frames have not ended.
 t_reader_killed_mid_capture() {
 	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
 	wait_start w $WAIT /dev/mgcap/mgt0@0 records 100000000 60 || return 1
+	reader=$pid_w
+	grep -q " /dev/mgcap/mgt0@0$" "/proc/$reader/maps" ||
+		{ bad "the reader has not mapped its ring"; return 1; }
 	echo "0 200000" >/sys/class/net/mgt0/mgtestnic/generate
-	sleep 0.5
-	eval "kill -9 \$pid_w"
+	wait_for 30000 "the reader to read from its ring" reader_reading "$reader" || return 1
+	generators_idle mgt0 && bad "the frames ended before the reader was killed"
+	kill -9 "$reader"
 	wait_end w
 	wait_idle mgt0 || return 1
 	# the queue is free again and works
@@ -417,15 +473,19 @@ t_ifname_failed_load_leaves_no_capture() {
 	for try in 1 2; do
 		before=$(dmesg | grep -c "mgt1: mgcap: capturing")
 		rm -f "$TMP/stop" "$TMP/seen"
+		rm -f "$TMP/requesting" "$TMP/watching"
 		(while [ ! -e "$TMP/stop" ]; do
 			$MGCAP start mgt1 ring-size 64K >/dev/null 2>&1
+			: >"$TMP/requesting"
 		done) &
 		loop=$!
 		(while [ ! -e "$TMP/stop" ]; do
 			ls /sys/class/mgcap 2>/dev/null | grep -q . && : >"$TMP/seen"
+			: >"$TMP/watching"
 		done) &
 		watcher=$!
-		sleep 1
+		wait_for 10000 "the START requests and the watcher under way" \
+			test -e "$TMP/requesting" -a -e "$TMP/watching" || return 1
 		insmod "$KO" ifname=mgt0,nosuch0 2>/dev/null && bad "ifname=mgt0,nosuch0 loaded"
 		: >"$TMP/stop"
 		wait $loop $watcher

@@ -101,11 +101,13 @@ t_mgdump_rotation_by_time_with_a_command_per_file() {
 	dump=$!
 	wait_readers mgt0 || return 1
 	echo "all 3500" >/sys/class/net/mgt0/mgtestnic/generate
-	sleep 1
+	wait_for 20000 "a second of the stream" at_least 2000 frames_made mgt0 || return 1
 	# in the middle of a second: at its end, the new file would be the next second's
-	until date +%N | grep -q '^[3-6]'; do sleep 0.02; done
+	wait_for 2000 "the middle of a second" mid_second
 	kill -HUP $dump
 	wait_idle mgt0 && wait_drained || bad "the stream never ended"
+	# a duration: the files are a second of the wall clock each, and the
+	# last one's second ends
 	sleep 1.2
 	kill -INT $dump
 	wait $dump || { bad "mgdump exited with $?: $(cat "$TMP/d")"; return 1; }
@@ -120,6 +122,13 @@ t_mgdump_rotation_by_time_with_a_command_per_file() {
 		return 1
 }
 
+mid_second() { date +%N | grep -q '^[3-6]'; }	# the clock is in the middle of its second
+
+# complete_files_at_least N: $TMP/rec has N files or more that mgdump completed
+complete_files_at_least() {
+	[ "$(ls "$TMP/rec" | grep -v 'part$' | grep -cv '\.idx$')" -ge "$1" ]
+}
+
 # kill -9 in the middle: every file under its name is complete, to its end;
 # the one being written is NAME.part; a new run takes new names and leaves
 # the earlier files as they were
@@ -131,7 +140,8 @@ t_mgdump_killed_leaves_only_complete_files() {
 	dump=$!
 	wait_readers mgt0 || return 1
 	echo "0 5000" >/sys/class/net/mgt0/mgtestnic/generate
-	sleep 3.5
+	wait_for 20000 "two complete files" complete_files_at_least 2 || return 1
+	generators_idle mgt0 && bad "the stream ended before the kill"
 	pkill -KILL -x mgdump	# (timeout passes on other signals, not this one)
 	wait $dump
 	echo 0 >/sys/class/net/mgt0/mgtestnic/rate_pps
@@ -149,7 +159,7 @@ t_mgdump_killed_leaves_only_complete_files() {
 	dump=$!
 	wait_readers mgt0 || return 1
 	echo "0 100" >/sys/class/net/mgt0/mgtestnic/generate
-	sleep 1.2
+	wait_idle mgt0 && wait_drained || return 1
 	kill -INT $dump
 	wait $dump || bad "the second run exited with $?: $(cat "$TMP/d")"
 	[ "$(cd "$TMP/rec" && md5sum $(echo "$sums" | awk '{print $2}'))" = "$sums" ] ||
@@ -184,7 +194,7 @@ t_mgdump_keeps_its_files_under_max_disk_and_max_age() {
 	done
 	[ "$(cd "$TMP/rec" && ls cap*.idx | wc -l)" = "$(echo "$files" | wc -l)" ] ||
 		bad "indexes without their files: $(cd "$TMP/rec" && echo cap*.idx)"
-	sleep 1.1
+	sleep 1.1	# a duration: the files' age is what --max-age 1s goes by
 	timeout 60 $MGDUMP -i mgt0 -C 1 --max-age 1s --index -w "$TMP/rec/cap" -q >"$TMP/d" 2>&1 &
 	dump=$!
 	wait_readers mgt0 || return 1
@@ -214,13 +224,12 @@ except socket.timeout:
     print("timed out")
 EOF
 	listener=$!
-	i=0
-	until [ -S "$TMP/notify" ] || [ $i -gt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	wait_for 10000 "the notify socket" test -S "$TMP/notify" || return 1
 	NOTIFY_SOCKET=$TMP/notify WATCHDOG_USEC=400000 timeout 60 $MGDUMP -i mgt0 \
 		-w "$TMP/out.pcapng" -q >"$TMP/d" 2>&1 &
 	dump=$!
 	wait_text "$TMP/said" "READY=1" || { bad "never ready: $(cat "$TMP/d")"; return 1; }
-	sleep 2
+	sleep 2	# a duration: the keepalives in it are counted
 	kill -INT $dump
 	wait $dump || bad "mgdump exited with $?: $(cat "$TMP/d")"
 	wait $listener
@@ -245,29 +254,35 @@ t_mgdump_to_stdout() {
 		bad "tcpdump did not read 2000 frames of 128 bytes from the pipe"
 }
 
-# sigint_mgdump FILE FRAMES SECONDS: mgdump -i mgt0 -w FILE, FRAMES on every
-# queue, SIGINT SECONDS later; what it said in $TMP/d
+# sigint_mgdump FILE FRAMES WHEN: mgdump -i mgt0 -w FILE, FRAMES on every
+# queue, SIGINT once it read them all (WHEN all), or in the middle of the
+# stream (mid: once 10,000 were captured); what it said in $TMP/d
 sigint_mgdump() {
 	timeout 120 $MGDUMP -i mgt0 -w "$1" --stats "$TMP/stats.json" --prometheus "$TMP/prom" \
 		>"$TMP/d" 2>&1 &
 	dump=$!
 	wait_readers mgt0 || { bad "mgdump never read every queue: $(cat "$TMP/d")"; return 1; }
 	echo "all $2" >/sys/class/net/mgt0/mgtestnic/generate
-	sleep "$3"
+	if [ "$3" = all ]; then
+		wait_idle mgt0 && wait_drained || return 1
+	else
+		wait_for 30000 "10000 frames captured" at_least 10000 captured mgt0 || return 1
+		generators_idle mgt0 && bad "the stream ended before the SIGINT"
+	fi
 	kill -INT $dump
 	wait $dump || { bad "mgdump exited with $?: $(cat "$TMP/d")"; return 1; }
 }
 
 t_mgdump_stops_cleanly_on_sigint() {
 	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
-	sigint_mgdump "$TMP/out.pcapng" 3000 2 || return 1
+	sigint_mgdump "$TMP/out.pcapng" 3000 all || return 1
 	grep -q "6000 packets written" "$TMP/d" || bad "summary: $(cat "$TMP/d")"
 	$PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 3000 --snaplen 262144 --unmerged || return 1
 	# stopped in the middle of a stream: every packet its readers read is
 	# in the file, those of a batch still going when the signal came too,
 	# and those the rings held then: the summary accounts for every frame
 	# received until the stop
-	sigint_mgdump "$TMP/mid.pcapng" 1000000 1 || return 1
+	sigint_mgdump "$TMP/mid.pcapng" 1000000 mid || return 1
 	! grep -q "not written" "$TMP/d" || bad "$(cat "$TMP/d")"
 	mgdump_summary "$TMP/d"
 	in_file=$(capinfos -M -c "$TMP/mid.pcapng" | awk '/Number of packets/ { print $NF }')
@@ -364,13 +379,16 @@ for i in range(20):
 
 t_mgdump_buffer_absorbs_a_stalled_writer() {
 	setup 1 && $MGCAP start mgt0 ring-size 64M >/dev/null || return 1
-	# stdout into a pipe nobody reads for a while: the writer stalls
+	# stdout into a pipe nobody reads for a while (a duration: the stall is
+	# the test): the writer stalls
 	(timeout 120 $MGDUMP -i mgt0 -B 1 -w - 2>"$TMP/d" | (sleep 8; cat >"$TMP/out.pcapng")) &
 	pipeline=$!
 	wait_readers mgt0 || return 1
 	echo "0 20000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_idle mgt0 || return 1
-	sleep 10
+	# the pipe's reader is there (it made its file), and mgdump read every ring
+	wait_for 30000 "the pipe's reader after its stall" test -e "$TMP/out.pcapng" &&
+		wait_drained || return 1
 	pkill -INT -f tools/mgdump
 	wait $pipeline
 	cat "$TMP/d"
@@ -398,11 +416,11 @@ t_mgdump_waits_out_a_full_disk() {
 	echo "0 5000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_text "$TMP/d" "No space left on device: dropping packets until there is room" ||
 		bad "no word of the full disk"
-	wait_idle mgt0 || return 1
-	sleep 0.5
+	wait_idle mgt0 && wait_drained || return 1
 	full=$(stat -c %s "$TMP/small/out.pcapng.part")
 	rm "$TMP/small/other"
-	# (after the next try's second)
+	# (a duration: after the next try's second; mgdump tries once a second,
+	# which shows nowhere until it writes)
 	sleep 1.5
 	echo "0 5000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_text "$TMP/d" "writing again; [1-9][0-9]* packets dropped while the disk was full" ||
@@ -445,7 +463,7 @@ for i in range(1000000):
     except ProcessLookupError:
         sys.exit(0)
     s.sendto(b'mgdump-lo-%07d.' % i, ('127.0.0.1', 9))
-    time.sleep(0.001)
+    time.sleep(0.001)  # a duration: the datagrams' pace
 sys.exit(1)
 " || bad "mgdump never took its 100 datagrams"
 	wait $dump || return 1

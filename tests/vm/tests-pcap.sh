@@ -141,7 +141,9 @@ t_tcpdump_adapter_stamps_on_a_nic_without() {
 # SIGINT, in ms, in $ms
 stop_ms() {
 	capture tcpdump -i "$1" -w "$TMP/out.pcap" || return 1
-	sleep 0.5
+	# (its read blocked, as a capture with nothing to read is)
+	wait_for 10000 "tcpdump asleep in its read" asleep "$(pgrep -x -P $client tcpdump)" ||
+		return 1
 	t0=$(date +%s%N)
 	kill -INT $client
 	wait $client || bad "$1: tcpdump exited with $? after SIGINT"
@@ -174,7 +176,7 @@ trickle_sleeps() {
 	since=$(cut -d' ' -f1 /proc/uptime)
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		[ "$2" = - ] || echo "$2 1" >/sys/class/net/mgt0/mgtestnic/generate
-		sleep 0.2
+		sleep 0.2	# a duration: the frames' pace, the time tcpdump is to sleep
 	done
 	ran=$(($(cpu_ticks "$pid") - ran))
 	window=$(awk -v since="$since" -v hz="$hz" '{ printf "%d", ($1 - since) * hz }' /proc/uptime)
@@ -235,6 +237,8 @@ t_argus_through_the_ifflags_shim() {
 	# without the shim Argus drops the source: it cannot SIOCGIFFLAGS "mgcap:mgt0"
 	(cd "$TMP" && MGCAP_ARGUS_IFFLAGS=0 timeout 20 $RUN argus -X -i mgcap:mgt0 -w "$TMP/plain.argus" \
 		>"$TMP/argus-plain" 2>&1) &
+	# durations: Argus says nothing when it drops a source, and has no
+	# reader for the frames then; it is given the time it would take
 	sleep 3
 	echo "all 100" >/sys/class/net/mgt0/mgtestnic/generate
 	sleep 2
@@ -248,7 +252,7 @@ t_argus_through_the_ifflags_shim() {
 		-w "$TMP/shim.argus" >"$TMP/argus-shim" 2>&1) &
 	wait_text "$TMP/argus-shim" "is up" || return 1
 	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
-	sleep 3
+	wait_idle mgt0 && wait_drained || return 1
 	pkill -TERM -x argus
 	wait
 	ra -n -r "$TMP/shim.argus" -s saddr sport daddr dport pkts - udp >"$TMP/flows" 2>&1

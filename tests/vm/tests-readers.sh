@@ -15,6 +15,8 @@ ALL_TESTS="
 "
 . "$(dirname "$0")/lib.sh"
 
+read_all() { [ "$(reader_field "$1" 4)" = 0 ]; }	# read_all PID: its rings hold nothing unread
+
 # tcpdump_pid NAME: the tcpdump start_tcpdump NAME started (timeout's child:
 # mgcap-run execs it), not any other still exiting from the test before
 tcpdump_pid() {
@@ -63,8 +65,7 @@ t_readers_a_stalled_one_costs_the_others_nothing() {
 	[ "$dropped" = 1102 ] || bad "the stalled reader dropped $dropped frames, not 1102"
 	# it wakes up, reads what its ring kept, and counts the rest as dropped
 	kill -CONT "$tpid"
-	i=0
-	while [ "$(reader_field "$tpid" 4)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	wait_for 30000 "the woken reader to read its ring" read_all "$tpid" || return 1
 	kill -INT "$tpid"
 	wait_end stalled
 	written=$(capinfos -Mc "$TMP/stalled.pcap" | awk '/Number of packets/ {print $NF}')
@@ -89,7 +90,8 @@ t_readers_come_and_go_during_traffic() {
 			wait_start r$q $WAIT /dev/mgcap/mgt0@$q records 100000000 60 || return 1
 		done
 		start_tcpdump t$round -i mgcap:mgt0 -w /dev/null || return 1
-		sleep 0.2
+		wait_for 30000 "reader 0 of round $round to read" reader_reading "$pid_r0" ||
+			return 1
 		# killed, interrupted, and one left to close at exit
 		kill -9 $pid_r0
 		eval "kill -INT \$pid_t$round"
@@ -118,8 +120,7 @@ t_readers_come_and_go_during_traffic() {
 	ip netns add t1 && ip link set mgt0 netns t1 || return 1
 	for n in 1 2 3; do wait_end m$n || bad "reader $n missed the move"; done
 	ip netns del t1
-	i=0
-	while [ ! -e /sys/class/net/mgt0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	wait_for 10000 "mgt0 back home" test -e /sys/class/net/mgt0 || return 1
 	ip link set mgt0 up && $MGCAP start mgt0 >/dev/null || return 1
 	for n in 1 2 3; do wait_start u$n $WAIT /dev/mgcap/mgt0@0 hup 30 || return 1; done
 	echo "all 100000" >/sys/class/net/mgt0/mgtestnic/generate
@@ -139,11 +140,8 @@ open_readers() {
 	opened=0
 	while [ $opened -lt "$max" ]; do
 		"$@" $WAIT /dev/mgcap/mgt0@0 hup 60 >"$TMP/$name$opened" 2>&1 &
-		i=0
-		until grep -q "ready\|mgcap-wait:" "$TMP/$name$opened" || [ $i -gt 100 ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
+		wait_for 30000 "reader $opened ready or refused" \
+			shows "$TMP/$name$opened" "ready\|mgcap-wait:" || return 1
 		grep -q ready "$TMP/$name$opened" || break
 		opened=$((opened + 1))
 	done
@@ -250,9 +248,7 @@ filtered_capture() {
 		-w "$TMP/$1.pcap" "$2" || return 1
 	tpid=$(tcpdump_pid "$1")
 	echo "all 2000" >/sys/class/net/mgt0/mgtestnic/generate
-	wait_idle mgt0 || return 1
-	i=0
-	while [ "$(reader_field "$tpid" 4)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	wait_idle mgt0 && wait_for 30000 "tcpdump to read its ring" read_all "$tpid" || return 1
 	captured=$(reader_field "$tpid" 1)
 	filtered=$(reader_filtered "$tpid")
 	filter_len=$(reader_filter_len "$tpid")

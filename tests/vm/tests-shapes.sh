@@ -89,7 +89,13 @@ t_merged_read_of_a_busy_and_a_quiet_device_loses_no_more_than_one_queue() {
 t_merged_read_beside_a_trickling_queue_loses_no_more_than_one_queue() {
 	merged_against_one "a trickle on queue 1" '
 		taskset -c 1 sh -c "for i in \$(seq 200); do echo 1 1 >generate; sleep 0.02; done" &
-		sleep 0.2
+		# (its first frames made; the 0.02 s are its pace)
+		i=0
+		until [ "$(cut -d" " -f2 generated)" -gt 0 ]; do
+			[ $i -lt 1000 ] || exit 1
+			sleep 0.02
+			i=$((i + 1))
+		done
 		echo "0 6000" >generate
 		wait'
 }
@@ -187,14 +193,9 @@ t_lone_frames_on_a_quiet_device_not_held_for_the_order() {
 	for i in 1 2 3; do
 		size=$(stat -c %s "$TMP/out.pcap")
 		echo "1 1" >/sys/class/net/mgt0/mgtestnic/generate
-		j=0
-		while [ "$(stat -c %s "$TMP/out.pcap")" = "$size" ]; do
-			[ $j -lt 100 ] || { bad "lone frame $i not written in 5 s"; return 1; }
-			sleep 0.05
-			j=$((j + 1))
-		done
+		wait_for 5000 "lone frame $i written" size_not "$TMP/out.pcap" "$size" || return 1
 		stat -c %.9Y "$TMP/out.pcap" >>"$TMP/written"
-		sleep 0.3
+		sleep 0.3	# a duration: the frames lone, apart
 	done
 	wait $client || { cat "$TMP/client"; return 1; }
 	tcpdump -r "$TMP/out.pcap" -tt --nano -n 2>/dev/null | cut -d' ' -f1 >"$TMP/stamped"
@@ -207,6 +208,8 @@ t_lone_frames_on_a_quiet_device_not_held_for_the_order() {
 	} END { exit late }' || bad "a lone frame waited 300 ms or more (held for the order)," \
 		"or was written before its stamp"
 }
+
+size_not() { [ "$(stat -c %s "$1")" != "$2" ]; }	# size_not FILE BYTES: FILE's size is not BYTES
 
 # mgdump's buffer (256 MiB by default) takes a while to fault in (about a
 # second here): done after its source was open, it left the ring unread for
@@ -222,13 +225,13 @@ t_mgdump_reads_from_the_moment_its_sources_are_open() {
 	echo 5000 >/sys/class/net/mgt0/mgtestnic/rate_pps
 	(while [ ! -e "$TMP/stream-end" ]; do
 		echo "0 500" >/sys/class/net/mgt0/mgtestnic/generate
-		sleep 0.1
+		sleep 0.1	# a duration: the feeder's steps
 	done) &
 	feeder=$!
-	sleep 0.5
+	wait_for 10000 "the stream under way" at_least 500 frames_made mgt0 || return 1
 	timeout 120 $MGDUMP -i mgt0 -w "$TMP/out.pcapng" >"$TMP/mgdump" 2>&1 &
 	pid_mgdump=$!
-	wait_readers mgt0 && sleep 2
+	wait_readers mgt0 && sleep 2	# a duration: the stream on for 2 s after the open
 	: >"$TMP/stream-end"
 	wait $feeder
 	wait_idle mgt0 && wait_drained || bad "mgdump never caught up"
