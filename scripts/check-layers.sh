@@ -6,14 +6,15 @@
 #   include/uapi/linux   nothing
 #   kmod                 itself (the uapi header through <linux/mgcap.h>)
 #   lib                  itself
+#   lib/cli              itself
 #   . (pcap-mgcap.*)     itself, lib
-#   tools/mgcap          itself, lib
-#   tools/mgdump         itself, lib
+#   tools/mgcap          itself, lib, lib/cli
+#   tools/mgdump         itself, lib, lib/cli
 #   libpcap              itself
 #   tests/mgtestnic      itself
 #   tests/programs       itself, lib, tests (the test NIC's frame layout)
-#   tests/unit           itself, lib, tools/mgcap, tools/mgdump, tests
-#   tests/fuzz           itself, lib, tools/mgdump
+#   tests/unit           itself, lib, lib/cli, tools/mgcap, tools/mgdump, tests
+#   tests/fuzz           itself, lib, lib/cli, tools/mgdump
 #   bench                itself, ., lib, tools/mgdump, tests/unit, tests
 # An include found nowhere in the tree comes from outside it (libpcap's own
 # headers, config.h) and is not the tree's to judge.
@@ -24,11 +25,12 @@ cd "$top" || exit 2
 may_see() {
 	case $1 in
 	include/uapi/linux) echo "" ;;
-	kmod|lib|libpcap|tests/mgtestnic) echo "$1" ;;
-	.|tools/mgcap|tools/mgdump) echo "$1 lib" ;;
+	kmod|lib|lib/cli|libpcap|tests/mgtestnic) echo "$1" ;;
+	.) echo "$1 lib" ;;
+	tools/mgcap|tools/mgdump) echo "$1 lib lib/cli" ;;
 	tests/programs) echo "$1 lib tests" ;;
-	tests/unit) echo "$1 lib tools/mgcap tools/mgdump tests" ;;
-	tests/fuzz) echo "$1 lib tools/mgdump" ;;
+	tests/unit) echo "$1 lib lib/cli tools/mgcap tools/mgdump tests" ;;
+	tests/fuzz) echo "$1 lib lib/cli tools/mgdump" ;;
 	bench) echo "$1 . lib tools/mgdump tests/unit tests" ;;
 	*) echo "UNKNOWN" ;;
 	esac

@@ -30,7 +30,8 @@ sources() {
 	nl_reply)
 		echo "-I$src/lib -I$src/include/uapi $src/lib/mgcap_nl.c"
 		pkg-config --cflags --libs libnl-genl-3.0 ;;
-	parse)	echo "-I$src/lib -I$src/include/uapi $src/lib/parse.c $src/lib/mgcap_source.c" ;;
+	parse)	echo "-I$src/lib -I$src/lib/cli -I$src/include/uapi $src/lib/cli/parse.c"
+		echo "$src/lib/mgcap_source.c $src/lib/mgcap_netdev.c" ;;
 	clock)	echo "-I$src/lib $src/lib/mgcap_clock.c -lm" ;;
 	reader)	echo "-I$src/lib -I$src/include/uapi $src/lib/mgcap_reader.c" ;;
 	*)	return 1 ;;

@@ -22,9 +22,9 @@ sbin_PROGRAMS += tools/mgdump/mgdump
 tools_mgdump_mgdump_SOURCES = tools/mgdump/mgdump.h tools/mgdump/main.c tools/mgdump/options.c \
 	tools/mgdump/sources.c tools/mgdump/readers.c tools/mgdump/writer.c tools/mgdump/stats.c \
 	tools/mgdump/counters.c
-tools_mgdump_mgdump_CPPFLAGS = $(LIB_CPPFLAGS)
+tools_mgdump_mgdump_CPPFLAGS = $(LIB_CPPFLAGS) $(CLI_CPPFLAGS)
 tools_mgdump_mgdump_CFLAGS = $(AM_CFLAGS) $(SYSTEMD_CFLAGS)
-tools_mgdump_mgdump_LDADD = tools/mgdump/libmgdump.a $(LIBMGCAP) -lpcap -lpthread -ldl \
+tools_mgdump_mgdump_LDADD = tools/mgdump/libmgdump.a $(LIBMGCAPCLI) $(LIBMGCAP) -lpcap -lpthread -ldl \
 	$(SYSTEMD_LIBS)
 # installed, it finds the mgcap libpcap by itself; in the build tree, use mgcap-run
 tools_mgdump_mgdump_LDFLAGS = -Wl,-rpath,$(pcapdir)
@@ -32,5 +32,5 @@ tools_mgdump_mgdump_LDFLAGS = -Wl,-rpath,$(pcapdir)
 # its index read back: a time range and a filter's packets out of mgdump's files
 bin_PROGRAMS += tools/mgdump/mgcap-extract
 tools_mgdump_mgcap_extract_SOURCES = tools/mgdump/extract.c
-tools_mgdump_mgcap_extract_CPPFLAGS = $(LIB_CPPFLAGS)
-tools_mgdump_mgcap_extract_LDADD = tools/mgdump/libmgdump.a $(LIBMGCAP) -lpcap
+tools_mgdump_mgcap_extract_CPPFLAGS = $(LIB_CPPFLAGS) $(CLI_CPPFLAGS)
+tools_mgdump_mgcap_extract_LDADD = tools/mgdump/libmgdump.a $(LIBMGCAPCLI) $(LIBMGCAP) -lpcap
