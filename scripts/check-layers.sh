@@ -12,10 +12,11 @@
 #   tools/mgdump         itself, lib, lib/cli
 #   libpcap              itself
 #   tests/mgtestnic      itself
+#   tests/support        itself (what unit tests and benches share)
 #   tests/programs       itself, lib, tests (the test NIC's frame layout)
-#   tests/unit           itself, lib, lib/cli, tools/mgcap, tools/mgdump, tests
+#   tests/unit           itself, lib, lib/cli, tools/mgcap, tools/mgdump, tests/support, tests
 #   tests/fuzz           itself, lib, lib/cli, tools/mgdump
-#   bench                itself, ., lib, tools/mgdump, tests/unit, tests
+#   bench                itself, ., lib, tools/mgdump, tests/support, tests
 # An include found nowhere in the tree comes from outside it (libpcap's own
 # headers, config.h) and is not the tree's to judge.
 set -u
@@ -25,13 +26,13 @@ cd "$top" || exit 2
 may_see() {
 	case $1 in
 	include/uapi/linux) echo "" ;;
-	kmod|lib|lib/cli|libpcap|tests/mgtestnic) echo "$1" ;;
+	kmod|lib|lib/cli|libpcap|tests/mgtestnic|tests/support) echo "$1" ;;
 	.) echo "$1 lib" ;;
 	tools/mgcap|tools/mgdump) echo "$1 lib lib/cli" ;;
 	tests/programs) echo "$1 lib tests" ;;
-	tests/unit) echo "$1 lib lib/cli tools/mgcap tools/mgdump tests" ;;
+	tests/unit) echo "$1 lib lib/cli tools/mgcap tools/mgdump tests/support tests" ;;
 	tests/fuzz) echo "$1 lib lib/cli tools/mgdump" ;;
-	bench) echo "$1 . lib tools/mgdump tests/unit tests" ;;
+	bench) echo "$1 . lib tools/mgdump tests/support tests" ;;
 	*) echo "UNKNOWN" ;;
 	esac
 }
