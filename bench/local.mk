@@ -23,16 +23,18 @@ build/bench/readpath: bench/readpath.c bench/bench.h pcap-mgcap-int.h tests/supp
 		-I$(srcdir)/tests/support -I$(srcdir)/tests -o $@ \
 		$(srcdir)/bench/readpath.c $(srcdir)/tests/support/synthetic_ring.c \
 		build/libpcap/libpcap.a lib/libmgcap.a $(LIBNL_LIBS) $(LIBS)
-build/bench/writer: bench/writer.c bench/bench.h tools/mgdump/libmgdump.a lib/libmgcap.a
+build/bench/writer: bench/writer.c bench/bench.h tools/mgdump/libmgdump.a $(LIBMGCAPFILE) \
+		lib/libmgcap.a
 	@mkdir -p build/bench
-	$(AM_V_CC)$(CC) $(DEFS) $(LIB_CPPFLAGS) -I$(srcdir)/tools/mgdump -I$(srcdir)/tests \
+	$(AM_V_CC)$(CC) $(DEFS) $(MGDUMP_CPPFLAGS) -I$(srcdir)/tools/mgdump -I$(srcdir)/tests \
 		$(AM_CFLAGS) -O2 -o $@ $(srcdir)/bench/writer.c tools/mgdump/libmgdump.a \
-		lib/libmgcap.a -lpcap
-build/bench/index: bench/index.c bench/bench.h tools/mgdump/libmgdump.a lib/libmgcap.a
+		$(LIBMGCAPFILE) lib/libmgcap.a -lpcap
+build/bench/index: bench/index.c bench/bench.h tools/mgdump/libmgdump.a $(LIBMGCAPFILE) \
+		lib/libmgcap.a
 	@mkdir -p build/bench
-	$(AM_V_CC)$(CC) $(DEFS) $(LIB_CPPFLAGS) -I$(srcdir)/tools/mgdump -I$(srcdir)/tests \
+	$(AM_V_CC)$(CC) $(DEFS) $(MGDUMP_CPPFLAGS) -I$(srcdir)/tools/mgdump -I$(srcdir)/tests \
 		$(AM_CFLAGS) -O2 -g -o $@ $(srcdir)/bench/index.c tools/mgdump/libmgdump.a \
-		lib/libmgcap.a -lpcap
+		$(LIBMGCAPFILE) lib/libmgcap.a -lpcap
 # libpcap's API alone, run in the VM under mgcap-run as tcpdump is
 build/bench/latency: bench/latency.c tests/mgtestnic/mgtestnic_frame.h
 	@mkdir -p build/bench

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * libFuzzer: mgdump's index as mgcap-extract reads it (tools/mgdump/
+ * libFuzzer: mgdump's index as mgcap-extract reads it (lib/capfile/
  * capindex.c), and the flow code it leans on (flowkey.c).  The input is an
  * index file: one that loads must hold together (every span's flows
  * numbered before it, its end read back by capindex_load_end() the same).

@@ -23,10 +23,10 @@ command -v "$CLANG" >/dev/null ||
 sources() {
 	case $1 in
 	erspan)	echo "-I$src/tools/mgdump $src/tools/mgdump/erspan.c" ;;
-	pcapng)	echo "-I$src/tools/mgdump $src/tools/mgdump/pcapng.c" ;;
+	pcapng)	echo "-I$src/lib/capfile $src/lib/capfile/pcapng.c" ;;
 	capindex)
-		echo "-I$src/tools/mgdump $src/tools/mgdump/capindex.c $src/tools/mgdump/flowkey.c"
-		echo "$src/tools/mgdump/pcapng.c" ;;
+		echo "-I$src/lib/capfile $src/lib/capfile/capindex.c $src/lib/capfile/flowkey.c"
+		echo "$src/lib/capfile/pcapng.c" ;;
 	nl_reply)
 		echo "-I$src/lib -I$src/include/uapi $src/lib/mgcap_nl.c"
 		pkg-config --cflags --libs libnl-genl-3.0 ;;
