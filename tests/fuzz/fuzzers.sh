@@ -25,7 +25,7 @@ sources() {
 	erspan)	echo "-I$src/tools/mgdump $src/tools/mgdump/erspan.c" ;;
 	pcapng)	echo "-I$src/lib/capfile $src/lib/capfile/pcapng.c" ;;
 	capindex)
-		echo "-I$src/lib/capfile $src/lib/capfile/capindex.c $src/lib/capfile/flowkey.c"
+		echo "-I$src/lib/capfile $src/lib/capfile/capindex_read.c $src/lib/capfile/flowkey.c"
 		echo "$src/lib/capfile/pcapng.c" ;;
 	nl_reply)
 		echo "-I$src/lib -I$src/include/uapi $src/lib/mgcap_nl.c"
