@@ -14,7 +14,9 @@ tools_mgcap_extract_libmgextract_san_a_CFLAGS = $(AM_CFLAGS) $(SAN_CFLAGS)
 CLEANFILES += tools/mgcap-extract/libmgextract-san.a
 
 bin_PROGRAMS += tools/mgcap-extract/mgcap-extract
-tools_mgcap_extract_mgcap_extract_SOURCES = tools/mgcap-extract/extract.c
+tools_mgcap_extract_mgcap_extract_SOURCES = tools/mgcap-extract/extract.h \
+	tools/mgcap-extract/main.c tools/mgcap-extract/files.c tools/mgcap-extract/scan.c \
+	tools/mgcap-extract/filter.c tools/mgcap-extract/output.c
 tools_mgcap_extract_mgcap_extract_CPPFLAGS = $(MGEXTRACT_CPPFLAGS)
 tools_mgcap_extract_mgcap_extract_LDADD = tools/mgcap-extract/libmgextract.a $(LIBMGCAPFILE) \
 	$(LIBMGCAPCLI) -lpcap
