@@ -15,24 +15,26 @@ build/libpcap/libpcap.a: build/libpcap/libpcap.so.0.8
 	$(MAKE) -s -C build/libpcap libpcap.a >/dev/null
 # the module's read op as the patched libpcap's static archive has it, its
 # private state set up through pcap-mgcap-int.h
-build/bench/readpath: bench/readpath.c bench/bench.h pcap-mgcap-int.h tests/unit/synthetic_ring.c \
+build/bench/readpath: bench/readpath.c bench/bench.h pcap-mgcap-int.h tests/support/synthetic_ring.c \
 		build/libpcap/libpcap.a lib/libmgcap.a
 	@mkdir -p build/bench
 	$(AM_V_CC)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -DHAVE_CONFIG_H -Ibuild/libpcap \
 		-Ibuild/libpcap/mgcap-uapi -Ibuild/libpcap/mgcap-lib -I$(srcdir) \
-		-I$(srcdir)/tests/unit -I$(srcdir)/tests -o $@ \
-		$(srcdir)/bench/readpath.c $(srcdir)/tests/unit/synthetic_ring.c \
+		-I$(srcdir)/tests/support -I$(srcdir)/tests -o $@ \
+		$(srcdir)/bench/readpath.c $(srcdir)/tests/support/synthetic_ring.c \
 		build/libpcap/libpcap.a lib/libmgcap.a $(LIBNL_LIBS) $(LIBS)
-build/bench/writer: bench/writer.c bench/bench.h tools/mgdump/libmgdump.a lib/libmgcap.a
+build/bench/writer: bench/writer.c bench/bench.h tools/mgdump/libmgdump.a $(LIBMGCAPFILE) \
+		lib/libmgcap.a
 	@mkdir -p build/bench
-	$(AM_V_CC)$(CC) $(DEFS) $(LIB_CPPFLAGS) -I$(srcdir)/tools/mgdump -I$(srcdir)/tests \
+	$(AM_V_CC)$(CC) $(DEFS) $(MGDUMP_CPPFLAGS) -I$(srcdir)/tools/mgdump -I$(srcdir)/tests \
 		$(AM_CFLAGS) -O2 -o $@ $(srcdir)/bench/writer.c tools/mgdump/libmgdump.a \
-		lib/libmgcap.a -lpcap
-build/bench/index: bench/index.c bench/bench.h tools/mgdump/libmgdump.a lib/libmgcap.a
+		$(LIBMGCAPFILE) lib/libmgcap.a -lpcap
+build/bench/index: bench/index.c bench/bench.h tools/mgdump/libmgdump.a $(LIBMGCAPFILE) \
+		lib/libmgcap.a
 	@mkdir -p build/bench
-	$(AM_V_CC)$(CC) $(DEFS) $(LIB_CPPFLAGS) -I$(srcdir)/tools/mgdump -I$(srcdir)/tests \
+	$(AM_V_CC)$(CC) $(DEFS) $(MGDUMP_CPPFLAGS) -I$(srcdir)/tools/mgdump -I$(srcdir)/tests \
 		$(AM_CFLAGS) -O2 -g -o $@ $(srcdir)/bench/index.c tools/mgdump/libmgdump.a \
-		lib/libmgcap.a -lpcap
+		$(LIBMGCAPFILE) lib/libmgcap.a -lpcap
 # libpcap's API alone, run in the VM under mgcap-run as tcpdump is
 build/bench/latency: bench/latency.c tests/mgtestnic/mgtestnic_frame.h
 	@mkdir -p build/bench

@@ -168,7 +168,7 @@ done
 "$bb/index" hour "$tmp" >"$bb/hour.csv"
 IFS=, read -r from to wanted <"$bb/hour.csv"
 extract() {	# extract OUT [--no-index]: its summary line
-	"$build/tools/mgdump/mgcap-extract" ${2:-} -r "$tmp" --from "$from" --to "$to" -w "$bb/$1" \
+	"$build/tools/mgcap-extract/mgcap-extract" ${2:-} -r "$tmp" --from "$from" --to "$to" -w "$bb/$1" \
 		udp src port 10000 2>&1
 }
 indexed=$(extract extract-indexed.pcapng) || { echo "$indexed" >&2; exit 1; }

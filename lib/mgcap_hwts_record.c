@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "mgcap_hwts_record.h"
-#include "parse.h"
+#include "mgcap_netdev.h"
 
 /* found (flags, tx_type, rx_filter), made (the same), owner */
 #define RECORD_FORMAT	"%d %d %d %d %d %d %d\n"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,19 @@
 #include <sys/socket.h>
 
 #include "mgcap_netdev.h"
+
+int mgcap_check_ifname(const char *s)
+{
+	size_t len = s ? strlen(s) : 0;
+	size_t i;
+
+	if (len == 0 || len >= IF_NAMESIZE)
+		return -1;
+	for (i = 0; i < len; i++)
+		if (s[i] == '/' || isspace((unsigned char)s[i]))
+			return -1;
+	return 0;
+}
 
 /* The first line of /sys/class/net/@ifname/@attr, or "" when unreadable. */
 static void read_attr(const char *ifname, const char *attr, char *buf, size_t len)

@@ -17,5 +17,5 @@ man/mgcap-setmode.8: tools/mgcap/mgcap-setmode man/mgcap-setmode.h2m
 	$(HELP2MAN_RUN) --section=8 --output=$@ tools/mgcap/mgcap-setmode
 man/mgcap-run.1: tools/mgcap-run man/mgcap-run.h2m
 	$(HELP2MAN_RUN) --section=1 --output=$@ tools/mgcap-run
-man/mgcap-extract.1: tools/mgdump/mgcap-extract man/mgcap-extract.h2m
-	$(HELP2MAN_RUN) --section=1 --output=$@ tools/mgdump/mgcap-extract
+man/mgcap-extract.1: tools/mgcap-extract/mgcap-extract man/mgcap-extract.h2m
+	$(HELP2MAN_RUN) --section=1 --output=$@ tools/mgcap-extract/mgcap-extract

@@ -6,15 +6,20 @@
 #   include/uapi/linux   nothing
 #   kmod                 itself (the uapi header through <linux/mgcap.h>)
 #   lib                  itself
+#   lib/cli              itself
+#   lib/capfile          itself (the files mgdump writes, mgcap-extract reads)
 #   . (pcap-mgcap.*)     itself, lib
-#   tools/mgcap          itself, lib
-#   tools/mgdump         itself, lib
+#   tools/mgcap          itself, lib, lib/cli
+#   tools/mgdump         itself, lib, lib/cli, lib/capfile
+#   tools/mgcap-extract  itself, lib/cli, lib/capfile
 #   libpcap              itself
 #   tests/mgtestnic      itself
+#   tests/support        itself (what unit tests and benches share)
 #   tests/programs       itself, lib, tests (the test NIC's frame layout)
-#   tests/unit           itself, lib, tools/mgcap, tools/mgdump, tests
-#   tests/fuzz           itself, lib, tools/mgdump
-#   bench                itself, ., lib, tools/mgdump, tests/unit, tests
+#   tests/unit           itself, lib, lib/cli, lib/capfile, tools/mgcap, tools/mgdump,
+#                        tools/mgcap-extract, tests/support, tests
+#   tests/fuzz           itself, lib, lib/cli, lib/capfile, tools/mgdump
+#   bench                itself, ., lib, lib/capfile, tools/mgdump, tests/support, tests
 # An include found nowhere in the tree comes from outside it (libpcap's own
 # headers, config.h) and is not the tree's to judge.
 set -u
@@ -24,12 +29,16 @@ cd "$top" || exit 2
 may_see() {
 	case $1 in
 	include/uapi/linux) echo "" ;;
-	kmod|lib|libpcap|tests/mgtestnic) echo "$1" ;;
-	.|tools/mgcap|tools/mgdump) echo "$1 lib" ;;
+	kmod|lib|lib/cli|lib/capfile|libpcap|tests/mgtestnic|tests/support) echo "$1" ;;
+	.) echo "$1 lib" ;;
+	tools/mgcap) echo "$1 lib lib/cli" ;;
+	tools/mgdump) echo "$1 lib lib/cli lib/capfile" ;;
+	tools/mgcap-extract) echo "$1 lib/cli lib/capfile" ;;
 	tests/programs) echo "$1 lib tests" ;;
-	tests/unit) echo "$1 lib tools/mgcap tools/mgdump tests" ;;
-	tests/fuzz) echo "$1 lib tools/mgdump" ;;
-	bench) echo "$1 . lib tools/mgdump tests/unit tests" ;;
+	tests/unit) echo "$1 lib lib/cli lib/capfile tools/mgcap tools/mgdump tools/mgcap-extract" \
+		"tests/support tests" ;;
+	tests/fuzz) echo "$1 lib lib/cli lib/capfile tools/mgdump" ;;
+	bench) echo "$1 . lib lib/capfile tools/mgdump tests/support tests" ;;
 	*) echo "UNKNOWN" ;;
 	esac
 }

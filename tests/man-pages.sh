@@ -10,7 +10,8 @@ for page in ${MANPAGES:?}; do
 	name=$(basename "$page" | sed 's/\.[0-9]$//')
 	case $name in
 	mgcap|mgcap-setmode) tool=$top/tools/mgcap/$name ;;
-	mgdump|mgcap-extract) tool=$top/tools/mgdump/$name ;;
+	mgdump) tool=$top/tools/mgdump/$name ;;
+	mgcap-extract) tool=$top/tools/mgcap-extract/$name ;;
 	*) tool=$top/tools/$name ;;
 	esac
 	[ -x "$tool" ] || { echo "FAILED: $name: no $tool"; status=1; continue; }

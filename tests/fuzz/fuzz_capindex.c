@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * libFuzzer: mgdump's index as mgcap-extract reads it (tools/mgdump/
- * capindex.c), and the flow code it leans on (flowkey.c).  The input is an
- * index file: one that loads must hold together (every span's flows
- * numbered before it, its end read back by capindex_load_end() the same).
- * The same bytes are also a frame for flowkey_of() (whose key must be
- * valid), a key of any bytes, and a classic BPF program for
+ * libFuzzer: mgdump's index as mgcap-extract reads it
+ * (lib/capfile/capindex_read.c), and the flow code it leans on (flowkey.c).
+ * The input is an index file: one that loads must hold together (every
+ * span's flows numbered before it, its end read back by capindex_load_end()
+ * the same).  The same bytes are also a frame for flowkey_of() (whose key
+ * must be valid), a key of any bytes, and a classic BPF program for
  * flowkey_filter() run on those keys and the index's, which must answer 0,
  * 1 or -1 and read nothing out of its bounds, whatever the program.
  */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * libFuzzer: the parsers of what users type (lib/parse.c, lib/mgcap_source.c)
- * on any string.  The first byte picks the parser, the rest is the string.
- * What a parser accepts must mean what it says: a size or a duration reads
- * back the same from its plain number, a number lies in its range, a queue
- * list names queues below the limit only, a device list has no device twice.
+ * libFuzzer: the parsers of what users type (lib/cli/parse.c,
+ * lib/mgcap_source.c, lib/mgcap_netdev.c) on any string.  The first byte
+ * picks the parser, the rest is the string.  What a parser accepts must
+ * mean what it says: a size or a duration reads back the same from its
+ * plain number, a number lies in its range, a queue list names queues
+ * below the limit only, a device list has no device twice.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mgcap_netdev.h"
 #include "mgcap_source.h"
 #include "parse.h"
 

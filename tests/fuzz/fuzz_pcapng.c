@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * libFuzzer: mgdump's pcapng blocks (tools/mgdump/pcapng.c).  The first
+ * libFuzzer: mgdump's pcapng blocks (lib/capfile/pcapng.c).  The first
  * half of the input is a buffer of any bytes given to pcapng_whole_blocks(),
  * which must never count a byte past its end nor a block shorter than a
  * block's header; the rest drives the writer (names, lengths, stamps,

@@ -23,14 +23,15 @@ command -v "$CLANG" >/dev/null ||
 sources() {
 	case $1 in
 	erspan)	echo "-I$src/tools/mgdump $src/tools/mgdump/erspan.c" ;;
-	pcapng)	echo "-I$src/tools/mgdump $src/tools/mgdump/pcapng.c" ;;
+	pcapng)	echo "-I$src/lib/capfile $src/lib/capfile/pcapng.c" ;;
 	capindex)
-		echo "-I$src/tools/mgdump $src/tools/mgdump/capindex.c $src/tools/mgdump/flowkey.c"
-		echo "$src/tools/mgdump/pcapng.c" ;;
+		echo "-I$src/lib/capfile $src/lib/capfile/capindex_read.c $src/lib/capfile/flowkey.c"
+		echo "$src/lib/capfile/pcapng.c" ;;
 	nl_reply)
 		echo "-I$src/lib -I$src/include/uapi $src/lib/mgcap_nl.c"
 		pkg-config --cflags --libs libnl-genl-3.0 ;;
-	parse)	echo "-I$src/lib -I$src/include/uapi $src/lib/parse.c $src/lib/mgcap_source.c" ;;
+	parse)	echo "-I$src/lib -I$src/lib/cli -I$src/include/uapi $src/lib/cli/parse.c"
+		echo "$src/lib/mgcap_source.c $src/lib/mgcap_netdev.c" ;;
 	clock)	echo "-I$src/lib $src/lib/mgcap_clock.c -lm" ;;
 	reader)	echo "-I$src/lib -I$src/include/uapi $src/lib/mgcap_reader.c" ;;
 	*)	return 1 ;;

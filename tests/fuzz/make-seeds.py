@@ -102,7 +102,7 @@ def pcapng():
 
 
 def flowkey(port):
-    """The key of a UDP flow to @port (tools/mgdump/flowkey.h)."""
+    """The key of a UDP flow to @port (lib/capfile/flowkey.h)."""
     return struct.pack("=HBBHBB4s16s16s", 0x0800, 0x45, 17, 0x4000, 1, 4,
                        struct.pack(">HH", 10000, port), bytes([192, 0, 2, 1]),
                        bytes([192, 0, 2, 2]))

@@ -2,6 +2,7 @@
 #include <string.h>
 #include <linux/mgcap.h>
 
+#include "mgcap_netdev.h"
 #include "parse.h"
 #include "unit.h"
 

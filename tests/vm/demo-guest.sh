@@ -8,7 +8,7 @@
 set -eu
 B=$1
 K=$(uname -r)
-PATH=$B/tools:$B/tools/mgcap:$B/tools/mgdump:$PATH
+PATH=$B/tools:$B/tools/mgcap:$B/tools/mgdump:$B/tools/mgcap-extract:$PATH
 D=$(mktemp -d)
 cd "$D"
 run() {

@@ -34,7 +34,7 @@ PCAPTEST=$B/tests/programs/mgcap-pcaptest
 RUN=$B/tools/mgcap-run
 # through the patched libpcap, as mgcap-run does for any program
 MGDUMP="$RUN $B/tools/mgdump/mgdump"
-EXTRACT=$B/tools/mgdump/mgcap-extract
+EXTRACT=$B/tools/mgcap-extract/mgcap-extract
 if [ "${MGCAP_INSTALLED:-0}" = 1 ]; then
 	# what the packages installed (scripts/test-packages.sh); the test
 	# programs and the test NIC still come from the build tree

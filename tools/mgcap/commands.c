@@ -5,6 +5,7 @@
 #include <linux/mgcap.h>
 
 #include "commands.h"
+#include "mgcap_netdev.h"
 #include "mgcap_nl.h"
 #include "parse.h"
 #include "show.h"

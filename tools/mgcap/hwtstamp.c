@@ -14,7 +14,7 @@
 
 #include "hwtstamp.h"
 #include "mgcap_hwtstamp.h"
-#include "parse.h"
+#include "mgcap_netdev.h"
 
 static const char *why(int err)
 {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mgcap_netdev.h"
 #include "mgcap_nl.h"
 #include "mgcap_reader.h"
 #include "parse.h"

@@ -151,7 +151,8 @@ static void replace(const char *path, const struct iface_counters *c, size_t n,
 		fprintf(stderr, "mgdump: %s: %s\n", path, strerror(errno));
 }
 
-void mgdump_write_counters(const struct dump_output *out)
+void mgdump_write_counters(const struct dump_output *out, const struct retention *kept,
+			   const struct mgdump_sample *s)
 {
 	struct iface_counters c[MAX_READERS];
 	struct disk_counters d = { .files = out->files_done, .bytes_written = out->bytes_total };
@@ -159,23 +160,21 @@ void mgdump_write_counters(const struct dump_output *out)
 	struct statvfs fs;
 	size_t i;
 
+	if (!cfg.stats_path && !cfg.prometheus_path)
+		return;
 	for (i = 0; i < nreaders; i++) {
 		struct reader *r = &readers[i];
-		struct mgdump_counts now = { 0, 0, 0 };
 
-		mgdump_reader_counts(r, &now);
 		c[i] = (struct iface_counters){
-			.name = ifs[i].name, .received = now.received, .written = r->written,
-			.ring_drops = now.dropped,
+			.name = ifs[i].name, .received = s->counts[i].received, .written = r->written,
+			.ring_drops = s->counts[i].dropped,
 			.buffer_drops = __atomic_load_n(&r->ring.dropped, __ATOMIC_RELAXED),
 			.disk_drops = r->disk_dropped,
 			.tstamp = pcap_tstamp_type_val_to_name(r->tstamp_type),
 		};
 	}
-	if (!cfg.stats_path && !cfg.prometheus_path)
-		return;		/* (the counters were sampled all the same) */
-	if (retention.list[0]) {
-		d.kept_bytes = retention_bytes(&retention);
+	if (kept->list[0]) {
+		d.kept_bytes = retention_bytes(kept);
 		d.kept_known = 1;
 	}
 	snprintf(dir, sizeof(dir), "%s", strcmp(cfg.path, "-") ? cfg.path : ".");

@@ -13,9 +13,6 @@
 #include "mgcap_time.h"
 #include "mgdump.h"
 
-struct postrotate postrotate;
-struct retention retention;
-
 /* A finished file: its -z command, then (or else at once) its place among the files kept. */
 static void on_file_done(const char *path, void *arg)
 {
@@ -88,7 +85,7 @@ int main(int argc, char **argv)
 	out.ifs = ifs;
 	out.nifs = nreaders;
 	out.rotate_seconds = cfg.rotate_seconds;
-	out.collect_stats = mgdump_collect_stats;
+	out.collect_stats = mgdump_file_stats;
 	postrotate.command = cfg.postrotate;
 	postrotate.abandon = &stop_at_once;
 	out.file_done = on_file_done;
@@ -134,7 +131,7 @@ int main(int argc, char **argv)
 		ret = -1;
 	}
 	capindex_writer_free(out.capindex);
-	mgdump_write_counters(&out);
+	mgdump_report_counters(&out);
 	/* the last file's command too */
 	if (postrotate.command)
 		postrotate_finish(&postrotate);

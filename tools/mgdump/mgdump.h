@@ -3,8 +3,9 @@
  * mgdump's parts and the state they share.  One reader thread per source
  * (readers.c; sources.c opens them) formats enhanced packet blocks into its
  * own part of a large buffer; the writer (writer.c, the main thread) writes
- * them out; stats.c reports.  The configuration comes from the option table
- * (options.c).
+ * them out, and hands stats.c and counters.c a sample of the readers'
+ * counters to report.  The configuration comes from the option table
+ * (options.c).  Below them all, run.c: the stop, and the writer's wake-up.
  */
 #ifndef MGDUMP_H
 #define MGDUMP_H
@@ -20,6 +21,7 @@
 #include "mgcap_source.h"
 #include "postrotate.h"
 #include "retention.h"
+#include "run.h"
 
 #define MAX_READERS 64
 /* whole frames by default, as tcpdump and dumpcap record them (libpcap's MAXIMUM_SNAPLEN) */
@@ -59,7 +61,7 @@ struct reader {
 	uint64_t disk_dropped;	/* by the writer, for a full disk */
 	/*
 	 * libpcap's counters (32 bits, which wrap in minutes at line rate)
-	 * carried on in 64, under the lock: mgdump_reader_counts() samples
+	 * carried on in 64, under the lock: mgdump_sample_counts() samples
 	 * them, the writer every few seconds at least
 	 */
 	pthread_mutex_t counts_lock;
@@ -75,11 +77,8 @@ struct reader {
 extern struct reader readers[MAX_READERS];
 extern struct dump_interface ifs[MAX_READERS];
 extern size_t nreaders;
-extern volatile sig_atomic_t stopping;
-extern volatile sig_atomic_t rotate_requested;	/* SIGHUP: a new file now */
 extern struct postrotate postrotate;		/* -z; its command NULL without */
 extern struct retention retention;		/* --max-disk, --max-age; list[0] '\0' without */
-extern uint64_t start_ns;
 /* the mgcap libpcap's report on a handle's stamps, if that is the libpcap in use */
 extern int (*tstamp_report)(pcap_t *p, char *buf, size_t len);
 
@@ -101,24 +100,34 @@ int mgdump_start_readers(size_t *started);
  */
 void mgdump_request_stop(int drain);
 void mgdump_stop_readers(size_t started);	/* without a drain, and joins them */
-/* a reader's counters as of its stop if it drained, or as of now; 0, or -1 */
-int mgdump_reader_counts(struct reader *r, struct mgdump_counts *c);
 int mgdump_readers_running(void);
-int mgdump_readers_joined(void);
 int mgdump_pin_writer(void);
+
+/* Every reader's counters at one time, for the reports (stats.c, counters.c). */
+struct mgdump_sample {
+	struct mgdump_counts counts[MAX_READERS];	/* as of its stop if it drained */
+	int fresh[MAX_READERS];	/* 0: libpcap did not answer, the counts are the last known */
+	int joined;		/* the readers are gone: their handles may be asked anything */
+};
+void mgdump_sample_counts(struct mgdump_sample *s);
 
 /* writer.c: drains the readers' buffers into @out until stopped; 0, or -1 */
 int mgdump_write_loop(struct dump_output *out);
-void mgdump_wake_writer(void);
+/* dump_output's collect_stats: a file's statistics blocks, from a sample taken now */
+void mgdump_file_stats(struct pcapng_if_stats *st, size_t n, void *arg);
+/* a sample taken now, written to --stats and --prometheus */
+void mgdump_report_counters(const struct dump_output *out);
 
 /*
- * counters.c: every reader's counters sampled, then --stats and --prometheus
- * written (the writer: every few seconds, and at the end)
+ * counters.c: --stats and --prometheus written from @s (the writer: every
+ * few seconds, and at the end), @kept the files retention keeps
  */
-void mgdump_write_counters(const struct dump_output *out);
+void mgdump_write_counters(const struct dump_output *out, const struct retention *kept,
+			   const struct mgdump_sample *s);
 
-/* stats.c */
-void mgdump_collect_stats(struct pcapng_if_stats *st, size_t n, void *arg);
-void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t bytes, int final);
+/* stats.c: the statistics blocks, the status line and the summary, from @s */
+void mgdump_collect_stats(struct pcapng_if_stats *st, size_t n, const struct mgdump_sample *s);
+void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t bytes, int final,
+			const struct mgdump_sample *s);
 
 #endif /* MGDUMP_H */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mgcap_netdev.h"
 #include "mgdump.h"
 #include "options.h"
 #include "parse.h"

@@ -51,6 +51,31 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *b
 	r->captured++;
 }
 
+/* a reader's counters as of its stop if it drained, or as of now; 0, or -1 */
+static int reader_counts(struct reader *r, struct mgdump_counts *c)
+{
+	struct pcap_stat st;
+	int ret;
+
+	/* every reader gone: their drains are over (readers_running pairs with that) */
+	if (!mgdump_readers_running() && r->drained) {
+		*c = r->at_stop;
+		return 0;
+	}
+	pthread_mutex_lock(&r->counts_lock);
+	ret = pcap_stats(r->pcap, &st);
+	if (ret == 0) {
+		/* what each grew since the last look, modulo 2^32 */
+		r->counts.received += (u_int)(st.ps_recv - r->raw.ps_recv);
+		r->counts.dropped += (u_int)(st.ps_drop - r->raw.ps_drop);
+		r->counts.if_dropped += (u_int)(st.ps_ifdrop - r->raw.ps_ifdrop);
+		r->raw = st;
+	}
+	*c = r->counts;
+	pthread_mutex_unlock(&r->counts_lock);
+	return ret < 0 ? -1 : 0;
+}
+
 /*
  * After a stop: what the ring took before it and the reader has not read
  * yet goes to the buffer too, up to the ring's count at the stop, so that
@@ -61,7 +86,7 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *b
  */
 static void drain(struct reader *r)
 {
-	if (no_drain || mgdump_reader_counts(r, &r->at_stop) < 0)
+	if (no_drain || reader_counts(r, &r->at_stop) < 0)
 		return;
 	r->drained = 1;
 	while (!no_drain && r->seen < r->at_stop.received - r->at_stop.dropped) {
@@ -106,38 +131,20 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-int mgdump_reader_counts(struct reader *r, struct mgdump_counts *c)
-{
-	struct pcap_stat st;
-	int ret;
-
-	/* every reader gone: their drains are over (readers_running pairs with that) */
-	if (!mgdump_readers_running() && r->drained) {
-		*c = r->at_stop;
-		return 0;
-	}
-	pthread_mutex_lock(&r->counts_lock);
-	ret = pcap_stats(r->pcap, &st);
-	if (ret == 0) {
-		/* what each grew since the last look, modulo 2^32 */
-		r->counts.received += (u_int)(st.ps_recv - r->raw.ps_recv);
-		r->counts.dropped += (u_int)(st.ps_drop - r->raw.ps_drop);
-		r->counts.if_dropped += (u_int)(st.ps_ifdrop - r->raw.ps_ifdrop);
-		r->raw = st;
-	}
-	*c = r->counts;
-	pthread_mutex_unlock(&r->counts_lock);
-	return ret < 0 ? -1 : 0;
-}
-
 int mgdump_readers_running(void)
 {
 	return __atomic_load_n(&readers_running, __ATOMIC_ACQUIRE) != 0;
 }
 
-int mgdump_readers_joined(void)
+void mgdump_sample_counts(struct mgdump_sample *s)
 {
-	return readers_joined;
+	size_t i;
+
+	s->joined = readers_joined;
+	for (i = 0; i < nreaders; i++) {
+		s->counts[i] = (struct mgdump_counts){ 0, 0, 0 };
+		s->fresh[i] = reader_counts(&readers[i], &s->counts[i]) == 0;
+	}
 }
 
 static void only_cpu(cpu_set_t *set, int cpu)

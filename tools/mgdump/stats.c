@@ -13,11 +13,11 @@
  * the conversion of adapter stamps did (its counters belong to the reader
  * thread until then).
  */
-static void tstamp_note(struct reader *r, char *buf, size_t len)
+static void tstamp_note(struct reader *r, int joined, char *buf, size_t len)
 {
 	char report[PCAPNG_NOTE_MAX - 48];
 
-	if (!mgdump_readers_joined() || !tstamp_report ||
+	if (!joined || !tstamp_report ||
 	    tstamp_report(r->pcap, report, sizeof(report)) < 0)
 		report[0] = '\0';
 	snprintf(buf, len, "time stamps: %s%s%s", pcap_tstamp_type_val_to_name(r->tstamp_type),
@@ -25,7 +25,7 @@ static void tstamp_note(struct reader *r, char *buf, size_t len)
 }
 
 /* What a statistics block says beside its counters: drops for a full disk, the stamps. */
-static void stats_note(struct reader *r, char *buf, size_t len)
+static void stats_note(struct reader *r, int joined, char *buf, size_t len)
 {
 	int n = 0;
 
@@ -33,45 +33,41 @@ static void stats_note(struct reader *r, char *buf, size_t len)
 		n = snprintf(buf, len, "full disk drops: %" PRIu64 "; ", r->disk_dropped);
 	if (n < 0 || (size_t)n >= len)
 		n = 0;
-	tstamp_note(r, buf + n, len - (size_t)n);
+	tstamp_note(r, joined, buf + n, len - (size_t)n);
 }
 
 /* Statistics for the closing blocks of a file: the counters as of now. */
-void mgdump_collect_stats(struct pcapng_if_stats *st, size_t n, void *arg)
+void mgdump_collect_stats(struct pcapng_if_stats *st, size_t n, const struct mgdump_sample *s)
 {
 	uint64_t now = mgcap_now_ns(CLOCK_REALTIME);
 	size_t i;
 
-	(void)arg;
 	for (i = 0; i < n && i < nreaders; i++) {
 		struct reader *r = &readers[i];
+		const struct mgdump_counts *c = &s->counts[i];
 
-		struct mgdump_counts c = { 0, 0, 0 };
-
-		mgdump_reader_counts(r, &c);
 		st[i].start_ns = start_ns;
 		st[i].end_ns = now;
-		st[i].received = c.received;
-		st[i].if_dropped = c.if_dropped;
-		st[i].os_dropped = c.dropped;
+		st[i].received = c->received;
+		st[i].if_dropped = c->if_dropped;
+		st[i].os_dropped = c->dropped;
 		st[i].delivered = r->written;
 		st[i].buffer_dropped = __atomic_load_n(&r->ring.dropped, __ATOMIC_RELAXED);
-		stats_note(r, st[i].note, sizeof(st[i].note));
+		stats_note(r, s->joined, st[i].note, sizeof(st[i].note));
 	}
 }
 
-void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t bytes, int final)
+void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t bytes, int final,
+			const struct mgdump_sample *s)
 {
 	uint64_t pkts = 0, received = 0, ring_drops = 0, buf_drops = 0, disk_drops = 0;
 	uint64_t fill = 0, hwm = 0, cap = 0;
 	size_t i;
 
 	for (i = 0; i < nreaders; i++) {
-		struct mgdump_counts c;
-
-		if (mgdump_reader_counts(&readers[i], &c) == 0) {
-			received += c.received;
-			ring_drops += c.dropped;
+		if (s->fresh[i]) {
+			received += s->counts[i].received;
+			ring_drops += s->counts[i].dropped;
 		}
 		pkts += readers[i].written;
 		buf_drops += __atomic_load_n(&readers[i].ring.dropped, __ATOMIC_RELAXED);

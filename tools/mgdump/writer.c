@@ -16,34 +16,16 @@
 #include "mgdump.h"
 #include "pcapng.h"
 
-volatile sig_atomic_t stopping;
-volatile sig_atomic_t rotate_requested;
-uint64_t start_ns;
+/* set up by main.c; the writer runs them */
+struct postrotate postrotate;
+struct retention retention;
 
 /*
- * The writer sleeps while every buffer is empty; a reader that has put
- * blocks in wakes it, once a batch and only when it sleeps.  Without a
- * signal it still wakes every WRITER_NAP_MS for the status line, -G and
- * stopping.
+ * The writer sleeps while every buffer is empty (run.c); without a wake-up
+ * it still wakes every WRITER_NAP_MS for the status line, -G and stopping.
  */
 #define WRITER_NAP_MS	100
 #define COUNTERS_EVERY_NS	5000000000ULL	/* --stats, --prometheus */
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int sleeping;
-} writer_wake = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
-
-void mgdump_wake_writer(void)
-{
-	/* pairs with the writer's fence: it sees our blocks, or we see it asleep */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&writer_wake.sleeping, __ATOMIC_RELAXED))
-		return;
-	pthread_mutex_lock(&writer_wake.lock);
-	pthread_cond_signal(&writer_wake.cond);
-	pthread_mutex_unlock(&writer_wake.lock);
-}
 
 static int buffers_empty(void)
 {
@@ -55,25 +37,36 @@ static int buffers_empty(void)
 	return 1;
 }
 
-/* The writer found nothing: sleep until a reader has blocks, or a nap's end. */
-static void writer_sleep(void)
+/* whether the writer, having found nothing, may sleep until a reader has blocks */
+static int nothing_to_do(void)
 {
-	struct timespec until;
+	return buffers_empty() && !stopping;
+}
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += WRITER_NAP_MS * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&writer_wake.lock);
-	__atomic_store_n(&writer_wake.sleeping, 1, __ATOMIC_RELAXED);
-	/* pairs with mgdump_wake_writer(): a block committed before it is seen here */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (buffers_empty() && !stopping)
-		pthread_cond_timedwait(&writer_wake.cond, &writer_wake.lock, &until);
-	__atomic_store_n(&writer_wake.sleeping, 0, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&writer_wake.lock);
+void mgdump_file_stats(struct pcapng_if_stats *st, size_t n, void *arg)
+{
+	struct mgdump_sample s;
+
+	(void)arg;
+	mgdump_sample_counts(&s);
+	mgdump_collect_stats(st, n, &s);
+}
+
+/* (sampled even with neither file: libpcap's 32-bit counters are carried on before they wrap) */
+void mgdump_report_counters(const struct dump_output *out)
+{
+	struct mgdump_sample s;
+
+	mgdump_sample_counts(&s);
+	mgdump_write_counters(out, &retention, &s);
+}
+
+static void status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t bytes, int final)
+{
+	struct mgdump_sample s;
+
+	mgdump_sample_counts(&s);
+	mgdump_status_line(last_pkts, last_bytes, bytes, final, &s);
 }
 
 /*
@@ -352,7 +345,7 @@ int mgdump_write_loop(struct dump_output *out)
 		}
 		/* (also so that libpcap's 32-bit counters are carried on before they wrap) */
 		if (mono >= next_counters) {
-			mgdump_write_counters(out);
+			mgdump_report_counters(out);
 			next_counters = mono + COUNTERS_EVERY_NS;
 		}
 		if (retention.max_age_s && mono >= next_expiry) {
@@ -371,7 +364,7 @@ int mgdump_write_loop(struct dump_output *out)
 			done = 1;
 		}
 		if (tty && mgcap_now_ns(CLOCK_REALTIME) >= next_status) {
-			mgdump_status_line(&last_pkts, &last_bytes, bytes, 0);
+			status_line(&last_pkts, &last_bytes, bytes, 0);
 			next_status += 1000000000ULL;
 		}
 		if (end && mgcap_now_ns(CLOCK_REALTIME) >= end && !stopping)
@@ -381,12 +374,12 @@ int mgdump_write_loop(struct dump_output *out)
 		if (held)	/* blocks are there, but must wait: the buffers would not let it sleep */
 			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 		else if (idle)
-			writer_sleep();
+			mgdump_writer_sleep(WRITER_NAP_MS, nothing_to_do);
 	}
 	if (tty)
 		fputc('\n', stderr);
 	if (!cfg.quiet)
-		mgdump_status_line(&last_pkts, &last_bytes, bytes, 1);
+		status_line(&last_pkts, &last_bytes, bytes, 1);
 	if (merged && in_order.order.out_of_order)
 		fprintf(stderr, "mgdump: %" PRIu64 " packets written out of stamp order across "
 			"the devices\n", in_order.order.out_of_order);

@@ -18,7 +18,4 @@ int mgcap_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v);
 int mgcap_parse_mode(const char *s);
 const char *mgcap_mode_name(uint32_t mode);
 
-/* 0 if @s can name a network interface (1..IFNAMSIZ-1 bytes, no '/' or spaces). */
-int mgcap_check_ifname(const char *s);
-
 #endif /* MGCAP_PARSE_H */

@@ -28,6 +28,7 @@
 #define CAPINDEX_MAGIC		"mgcapidx"
 #define CAPINDEX_VERSION	1
 #define CAPINDEX_SUFFIX		".idx"
+#define CAPINDEX_RECORD_ALIGN	8U	/* each record starts at a multiple of it */
 #define CAPINDEX_SPAN_NS	100000000ULL	/* 100 ms */
 #define CAPINDEX_SPAN_BYTES	(1U << 20)
 /* flows a file's index tells apart; a span with more is read whatever is asked */
@@ -36,7 +37,7 @@
 struct capindex_header {
 	char magic[8];		/* CAPINDEX_MAGIC, without its NUL */
 	uint32_t version;	/* CAPINDEX_VERSION */
-	uint32_t record_align;	/* 8: each record starts at a multiple of it */
+	uint32_t record_align;	/* CAPINDEX_RECORD_ALIGN */
 };
 
 enum capindex_record_type {

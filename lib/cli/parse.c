@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <net/if.h>
 #include <linux/mgcap.h>
 
 #include "parse.h"
@@ -112,17 +111,4 @@ const char *mgcap_mode_name(uint32_t mode)
 	default:
 		return "unknown";
 	}
-}
-
-int mgcap_check_ifname(const char *s)
-{
-	size_t len = s ? strlen(s) : 0;
-	size_t i;
-
-	if (len == 0 || len >= IF_NAMESIZE)
-		return -1;
-	for (i = 0; i < len; i++)
-		if (s[i] == '/' || isspace((unsigned char)s[i]))
-			return -1;
-	return 0;
 }
