@@ -6,15 +6,15 @@
 #   include/uapi/linux   nothing
 #   kmod                 itself (the uapi header through <linux/mgcap.h>)
 #   lib                  itself
-#   . (pcap-mgcap.*)     itself, lib
+#   libpcap/module       itself, lib (the libpcap capture module)
 #   tools/mgcap          itself, lib
 #   tools/mgdump         itself, lib
-#   libpcap              itself
+#   libpcap              itself (the preload shim beside the patch)
 #   tests/mgtestnic      itself
 #   tests/programs       itself, lib, tests (the test NIC's frame layout)
 #   tests/unit           itself, lib, tools/mgcap, tools/mgdump, tests
 #   tests/fuzz           itself, lib, tools/mgdump
-#   bench                itself, ., lib, tools/mgdump, tests/unit, tests
+#   bench                itself, libpcap/module, lib, tools/mgdump, tests/unit, tests
 # An include found nowhere in the tree comes from outside it (libpcap's own
 # headers, config.h) and is not the tree's to judge.
 set -u
@@ -25,11 +25,11 @@ may_see() {
 	case $1 in
 	include/uapi/linux) echo "" ;;
 	kmod|lib|libpcap|tests/mgtestnic) echo "$1" ;;
-	.|tools/mgcap|tools/mgdump) echo "$1 lib" ;;
+	libpcap/module|tools/mgcap|tools/mgdump) echo "$1 lib" ;;
 	tests/programs) echo "$1 lib tests" ;;
 	tests/unit) echo "$1 lib tools/mgcap tools/mgdump tests" ;;
 	tests/fuzz) echo "$1 lib tools/mgdump" ;;
-	bench) echo "$1 . lib tools/mgdump tests/unit tests" ;;
+	bench) echo "$1 libpcap/module lib tools/mgdump tests/unit tests" ;;
 	*) echo "UNKNOWN" ;;
 	esac
 }
