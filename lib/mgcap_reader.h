@@ -171,12 +171,6 @@ static inline void mgcap_reader_advance_to(struct mgcap_reader *r, const uint8_t
 }
 
 /* Every record handed out so far may be overwritten. */
-/* Gives back to the kernel everything before ring index @pos (at most tail). */
-static inline void mgcap_reader_release_to(struct mgcap_reader *r, uint64_t pos)
-{
-	__atomic_store_n(&r->ctrl->consumer, pos, __ATOMIC_RELEASE);
-}
-
 static inline void mgcap_reader_release(struct mgcap_reader *r)
 {
 	__atomic_store_n(&r->ctrl->consumer, r->tail, __ATOMIC_RELEASE);
