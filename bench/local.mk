@@ -15,11 +15,11 @@ build/libpcap/libpcap.a: build/libpcap/libpcap.so.0.8
 	$(MAKE) -s -C build/libpcap libpcap.a >/dev/null
 # the module's read op as the patched libpcap's static archive has it, its
 # private state set up through pcap-mgcap-int.h
-build/bench/readpath: bench/readpath.c bench/bench.h pcap-mgcap-int.h tests/support/synthetic_ring.c \
+build/bench/readpath: bench/readpath.c bench/bench.h libpcap/module/pcap-mgcap-int.h tests/support/synthetic_ring.c \
 		build/libpcap/libpcap.a lib/libmgcap.a
 	@mkdir -p build/bench
 	$(AM_V_CC)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -DHAVE_CONFIG_H -Ibuild/libpcap \
-		-Ibuild/libpcap/mgcap-uapi -Ibuild/libpcap/mgcap-lib -I$(srcdir) \
+		-Ibuild/libpcap/mgcap-uapi -Ibuild/libpcap/mgcap-lib -I$(srcdir)/libpcap/module \
 		-I$(srcdir)/tests/support -I$(srcdir)/tests -o $@ \
 		$(srcdir)/bench/readpath.c $(srcdir)/tests/support/synthetic_ring.c \
 		build/libpcap/libpcap.a lib/libmgcap.a $(LIBNL_LIBS) $(LIBS)

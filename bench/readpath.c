@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The libpcap module's read path without a kernel: pcap_mgcap_read() over a
+ * The libpcap module's read path without a kernel: its read op over a
  * synthetic ring in mgcap's format, against libpcap's savefile reader over
  * the same packets held in memory.  Both hand every packet to the same
  * callback through pcap_dispatch().
@@ -14,7 +14,8 @@
  *
  * The module is the one in the patched libpcap's static archive; its
  * private state (pcap-mgcap-int.h) is pointed at the synthetic ring, as
- * activate() would point it at the kernel's.
+ * activate() would point it at the kernel's, and its read op chosen as
+ * activate() chooses it (mgcap_read_setup()).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +62,7 @@ static void build_frame(uint8_t *frame, uint32_t size, uint64_t seq)
 	mgt_build_frame(frame, size - 4, 0, 0, seq, 1);
 }
 
-/* How many frames of @size the ring holds, as pcap_mgcap_read() sees them. */
+/* How many frames of @size the ring holds, as the read op sees them. */
 static uint64_t ring_packets(uint32_t size)
 {
 	/* one record's worth is lost to padding where the ring wraps */
@@ -81,7 +82,7 @@ static void fill_ring(struct synthetic_ring *s, uint32_t size, uint64_t n)
 	}
 }
 
-/* A pcap_t of the module, reading @s as its only queue, as activate() leaves it. */
+/* A pcap_t of the module, reading @s as its only queue, as activate() opens it. */
 static pcap_t *open_module(struct synthetic_ring *s)
 {
 	char ebuf[PCAP_ERRBUF_SIZE], err[160];
@@ -98,16 +99,20 @@ static pcap_t *open_module(struct synthetic_ring *s)
 	if (mgcap_reader_attach(&pm->queues[0].r, s->map, s->map_size, err, sizeof(err)))
 		die(err);
 	pm->queues[0].r.fd = -1;
-	pm->merge.n = 1;
-	if (mgcap_merge_init(&pm->merge, pm->queues, 1, MGCAP_MERGE_HOLD_NS))
-		die("out of memory");
+	pm->nqueues = 1;
 	pm->nano = 1;
 	pm->nonblock = 1;
 	p->snapshot = MAXIMUM_SNAPLEN;
-	p->read_op = pcap_mgcap_read;
 	p->cleanup_op = pcap_mgcap_cleanup;
 	p->activated = 1;
 	return p;
+}
+
+/* The read op, chosen as activate() chooses it, for what @p was set up to read. */
+static void choose_read_op(pcap_t *p)
+{
+	if (mgcap_read_setup(p, MGCAP_MERGE_HOLD_NS))
+		die(pcap_geterr(p));
 }
 
 /*
@@ -136,7 +141,7 @@ static void use_adapter_stamps(pcap_t *p, uint64_t n)
 		if (mgcap_clock_add_sample(&pm->devs[0].conv.clock, &s))
 			die("the estimator took the synthetic clock for a stepping one");
 	}
-	pm->adapter = 1;
+	pm->ts.adapter = 1;
 }
 
 static void close_module(pcap_t *p)
@@ -201,6 +206,7 @@ static uint64_t pass_module(struct synthetic_ring *s, uint32_t size, uint64_t n,
 	p = open_module(s);
 	if (adapter)
 		use_adapter_stamps(p, n);
+	choose_read_op(p);
 	ns = drain(p, n, &sink);
 	if (adapter && ((struct pcap_mgcap *)p->priv)->devs[0].conv.fallbacks)
 		die("adapter stamps fell back");
@@ -269,15 +275,13 @@ static void pass_merge(size_t queues, uint64_t n)
 			die(err);
 		pm->queues[q].r.fd = -1;
 	}
-	pm->merge.n = queues;
-	if (mgcap_merge_init(&pm->merge, pm->queues, queues, MGCAP_MERGE_HOLD_NS))
-		die("out of memory");
+	pm->nqueues = queues;
 	pm->nano = 1;
 	pm->nonblock = 1;
 	p->snapshot = MAXIMUM_SNAPLEN;
-	p->read_op = pcap_mgcap_read;
 	p->cleanup_op = pcap_mgcap_cleanup;
 	p->activated = 1;
+	choose_read_op(p);
 	while (sink.packets < n) {
 		uint64_t left = n - sink.packets;
 
@@ -285,7 +289,6 @@ static void pass_merge(size_t queues, uint64_t n)
 				  (u_char *)&sink) <= 0)
 			die("the merge held a record back");
 	}
-	mgcap_merge_release(&pm->merge);
 	for (q = 0; q < queues; q++) {
 		pm->queues[q].r.map = NULL;	/* not the module's to unmap */
 		synthetic_ring_free(&rings[q]);

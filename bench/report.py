@@ -336,7 +336,7 @@ def readpath_table():
 
 
 def merge_table():
-    """Instructions a record of the read op (pcap_mgcap_read), callback excluded, by queues."""
+    """Instructions a record of the read op (pcap_mgcap_read_*), callback excluded, by queues."""
     out, res = [], {}
     for r in read("merge-callgrind.csv"):
         q = int(r["queues"])
@@ -731,7 +731,7 @@ def main():
               "No reader; bursts of P frames of 128 bytes into one queue; the largest P "
               "captured without a drop, found by bisection.", ""] + bu_out
     lines += ["", "## Read path (host)", "",
-              "pcap_mgcap_read() (the module's code, compiled in) over a synthetic ring "
+              "The module's read op, pcap_mgcap_read_*() (its code, compiled in) over a synthetic ring "
               "against libpcap's savefile reader over the same packets in memory, both "
               "through pcap_dispatch() to the same callback; 4 MiB of records (cache-warm, as a "
               "live reader finds them). Instructions under callgrind decide the target; the "
@@ -739,8 +739,8 @@ def main():
               ""] + rp_out
     lines += ["", "## Merged reads of many queues (host)", "",
               "`mgcap:DEV` over several queues reads them through the merge, in stamp order. "
-              "Here the read op, pcap_mgcap_read() (the module's code, compiled in: one queue's own "
-              "path, deliver_merged() for several), over synthetic rings of "
+              "Here the read op activation chose (the module's code, compiled in: one queue's own, "
+              "pcap_mgcap_read_merged() for several), over synthetic rings of "
               "64-byte records put round robin in stamp order, so that every record comes from "
               "another queue than the last; 20,000 records, instructions under callgrind, the "
               "callback's own excluded.", ""] + mg_out

@@ -118,8 +118,9 @@ echo "bench: host read path"
 echo "reader,size,packets,instructions,callback_instructions" >"$res/readpath-callgrind.csv"
 for size in 64 1518; do
 	for reader in mgcap mgcap-adapter savefile; do
-		# the module's read op, or the savefile's; the callback is subtracted
-		fn=pcap_mgcap_read
+		# the module's read op (activate() chose one of pcap_mgcap_read_*), or the
+		# savefile's; the callback is subtracted
+		fn='pcap_mgcap_read_*'
 		[ "$reader" = savefile ] && fn=pcap_offline_read
 		n=2000	# what the ring holds of the largest frames
 		valgrind -q --tool=callgrind --toggle-collect=$fn --callgrind-out-file="$bb/cg.out" \
@@ -135,12 +136,12 @@ echo "bench: merged reads of 1 to 64 queues"
 echo "queues,records,instructions,callback_instructions" >"$res/merge-callgrind.csv"
 for queues in 1 4 16 64; do
 	n=20000
-	# the read op: one queue has its own path, several go through deliver_merged()
-	valgrind -q --tool=callgrind --toggle-collect=pcap_mgcap_read --callgrind-out-file="$bb/cg.out" \
+	# the read op: one queue has its own, several pcap_mgcap_read_merged()
+	valgrind -q --tool=callgrind --toggle-collect='pcap_mgcap_read_*' --callgrind-out-file="$bb/cg.out" \
 		"$bb/readpath" --merge $queues $n
 	total=$(callgrind_annotate "$bb/cg.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
 	cb=$(callgrind_annotate "$bb/cg.out" | awk '/:count_packet / { gsub(",", "", $1); print $1; exit }')
-	counted pcap_mgcap_read "$total" || continue
+	counted 'pcap_mgcap_read_*' "$total" || continue
 	echo "$queues,$n,$total,${cb:-0}" >>"$res/merge-callgrind.csv"
 done
 

@@ -95,8 +95,7 @@ void mgcap_merge_release(struct mgcap_merge *m)
 
 	/*
 	 * Up to the last record handed out: one looked at but not handed out
-	 * stays.  Without one, everything the reader passed was handed out, so
-	 * records taken straight from a lone queue's reader go back too.
+	 * stays.  Without one, everything the reader passed was handed out.
 	 */
 	for (i = 0; i < m->n; i++) {
 		const struct mgcap_merge_queue *q = &m->q[i];

@@ -68,9 +68,8 @@ const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
 void mgcap_merge_check_fill(struct mgcap_merge *m);
 
 /*
- * Give back to the kernel every record handed out so far, including those a
- * caller took with mgcap_reader_next() straight from the reader of a merge
- * of one queue (no order to keep there).
+ * Give back to the kernel every record handed out so far; a record looked
+ * at but not handed out stays.
  */
 void mgcap_merge_release(struct mgcap_merge *m);
 

@@ -126,11 +126,12 @@ static inline const struct mgcap_rec *mgcap_reader_next(struct mgcap_reader *r)
  * The unread records up to the producer index or the end of the data area,
  * whichever comes first: a stretch that does not wrap, starting at *@first.
  * Its bytes, or 0 when nothing is unread.  Padding at the end of the data
- * area lies within it: a record with MGCAP_REC_F_PAD, or fewer bytes than a
- * record header.  Walking it (record by record, rec_len apart) is the
+ * area lies within it: the walk ends where mgcap_ring_rec_at() finds no
+ * record.  Walking it (record by record, rec_len apart) is the
  * caller's, each record judged by mgcap_rec_fits() against the bytes left
  * in the stretch (one that does not fit: mgcap_reader_set_corrupt());
- * mgcap_reader_advance() then moves the tail past what it took.
+ * mgcap_reader_advance() or mgcap_reader_advance_to() then moves the tail
+ * past what it took.
  */
 static inline uint64_t mgcap_reader_stretch(struct mgcap_reader *r, const uint8_t **first)
 {
@@ -160,13 +161,16 @@ static inline void mgcap_reader_advance(struct mgcap_reader *r, uint64_t bytes)
 	r->tail += bytes;
 }
 
-/* Every record handed out so far may be overwritten. */
-/* Gives back to the kernel everything before ring index @pos (at most tail). */
-static inline void mgcap_reader_release_to(struct mgcap_reader *r, uint64_t pos)
+/*
+ * mgcap_reader_advance() up to @at, within the stretch last returned (its
+ * start worked out again, so that a walk need not keep it).
+ */
+static inline void mgcap_reader_advance_to(struct mgcap_reader *r, const uint8_t *at)
 {
-	__atomic_store_n(&r->ctrl->consumer, pos, __ATOMIC_RELEASE);
+	r->tail += (uint64_t)(at - (r->data + (r->tail & (r->data_size - 1))));
 }
 
+/* Every record handed out so far may be overwritten. */
 static inline void mgcap_reader_release(struct mgcap_reader *r)
 {
 	__atomic_store_n(&r->ctrl->consumer, r->tail, __ATOMIC_RELEASE);

@@ -1,6 +1,10 @@
-# The patched libpcap (libpcap.so.0.8 with the mgcap module): the module's
-# pcap-mgcap*.c are compiled in, libmgcap.a linked in.
-LIBPCAP_INPUTS = pcap-mgcap.c pcap-mgcap-wait.c pcap-mgcap-tstamp.c pcap-mgcap.h pcap-mgcap-int.h libpcap/libpcap-mgcap.patch \
+# The patched libpcap (libpcap.so.0.8 with the mgcap module): the module
+# (libpcap/module/pcap-mgcap*.c) compiled in, libmgcap.a linked in.
+PCAP_MODULE_SRC = libpcap/module/pcap-mgcap.c libpcap/module/pcap-mgcap-queues.c \
+	libpcap/module/pcap-mgcap-read.c libpcap/module/pcap-mgcap-wait.c \
+	libpcap/module/pcap-mgcap-tstamp.c
+PCAP_MODULE_H = libpcap/module/pcap-mgcap.h libpcap/module/pcap-mgcap-int.h
+LIBPCAP_INPUTS = $(PCAP_MODULE_SRC) $(PCAP_MODULE_H) libpcap/libpcap-mgcap.patch \
 	scripts/build-libpcap.sh include/uapi/linux/mgcap.h
 EXTRA_DIST += $(LIBPCAP_INPUTS) libpcap/ifflags-shim.c
 pcapdir = $(libdir)/mgcap
@@ -10,8 +14,7 @@ build/libpcap/libpcap.so.0.8: $(LIBPCAP_INPUTS) lib/libmgcap.a
 	@# the module, held to this project's warning flags
 	$(AM_V_CC)$(CC) -std=gnu11 -Wall -Wextra -Werror -DHAVE_CONFIG_H -Ibuild/libpcap \
 		-Ibuild/libpcap/mgcap-uapi -Ibuild/libpcap/mgcap-lib -fsyntax-only \
-		$(srcdir)/pcap-mgcap.c $(srcdir)/pcap-mgcap-wait.c \
-		$(srcdir)/pcap-mgcap-tstamp.c
+		$(addprefix $(srcdir)/,$(PCAP_MODULE_SRC))
 # Argus asks SIOCGIFFLAGS about its source's name; this preload answers it
 build/libmgcap-ifflags.so: libpcap/ifflags-shim.c
 	@mkdir -p build

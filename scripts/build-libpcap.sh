@@ -3,7 +3,7 @@
 #
 # Builds Debian's libpcap 1.10.3 (its own patches applied, so the soname
 # stays libpcap.so.0.8 with Debian's symbol versions) with the mgcap capture
-# module added, in BUILDDIR/libpcap: pcap-mgcap*.c compiled in, LIBMGCAP
+# module added, in BUILDDIR/libpcap: libpcap/module/pcap-mgcap*.c compiled in, LIBMGCAP
 # (lib/libmgcap.a, position-independent) linked in.  The stock tcpdump, dumpcap and argus
 # load the result through LD_LIBRARY_PATH (see mgcap-run).
 set -eu
@@ -29,7 +29,8 @@ fi
 
 rm -rf "$tree"
 cp -a "$dl/libpcap-1.10.3" "$tree"
-cp "$src"/pcap-mgcap.c "$src"/pcap-mgcap-wait.c "$src"/pcap-mgcap-tstamp.c "$src"/pcap-mgcap.h "$src"/pcap-mgcap-int.h "$tree/"
+# the module beside libpcap's own pcap-*.c, as the patch's configure.ac names them
+cp "$src"/libpcap/module/pcap-mgcap*.[ch] "$tree/"
 # the layers below the module, each in a directory of its own
 mkdir -p "$tree/mgcap-uapi/linux" "$tree/mgcap-lib"
 cp "$src/include/uapi/linux/mgcap.h" "$tree/mgcap-uapi/linux/"

@@ -8,18 +8,18 @@
 #   lib                  itself
 #   lib/cli              itself
 #   lib/capfile          itself (the files mgdump writes, mgcap-extract reads)
-#   . (pcap-mgcap.*)     itself, lib
+#   libpcap/module       itself, lib (the libpcap capture module)
 #   tools/mgcap          itself, lib, lib/cli
 #   tools/mgdump         itself, lib, lib/cli, lib/capfile
 #   tools/mgcap-extract  itself, lib/cli, lib/capfile
-#   libpcap              itself
+#   libpcap              itself (the preload shim beside the patch)
 #   tests/mgtestnic      itself
 #   tests/support        itself (what unit tests and benches share)
 #   tests/programs       itself, lib, tests (the test NIC's frame layout)
 #   tests/unit           itself, lib, lib/cli, lib/capfile, tools/mgcap, tools/mgdump,
 #                        tools/mgcap-extract, tests/support, tests
 #   tests/fuzz           itself, lib, lib/cli, lib/capfile, tools/mgdump
-#   bench                itself, ., lib, lib/capfile, tools/mgdump, tests/support, tests
+#   bench                itself, libpcap/module, lib, lib/capfile, tools/mgdump, tests/support, tests
 # An include found nowhere in the tree comes from outside it (libpcap's own
 # headers, config.h) and is not the tree's to judge.
 set -u
@@ -30,7 +30,7 @@ may_see() {
 	case $1 in
 	include/uapi/linux) echo "" ;;
 	kmod|lib|lib/cli|lib/capfile|libpcap|tests/mgtestnic|tests/support) echo "$1" ;;
-	.) echo "$1 lib" ;;
+	libpcap/module) echo "$1 lib" ;;
 	tools/mgcap) echo "$1 lib lib/cli" ;;
 	tools/mgdump) echo "$1 lib lib/cli lib/capfile" ;;
 	tools/mgcap-extract) echo "$1 lib/cli lib/capfile" ;;
@@ -38,7 +38,7 @@ may_see() {
 	tests/unit) echo "$1 lib lib/cli lib/capfile tools/mgcap tools/mgdump tools/mgcap-extract" \
 		"tests/support tests" ;;
 	tests/fuzz) echo "$1 lib lib/cli lib/capfile tools/mgdump" ;;
-	bench) echo "$1 . lib lib/capfile tools/mgdump tests/support tests" ;;
+	bench) echo "$1 libpcap/module lib lib/capfile tools/mgdump tests/support tests" ;;
 	*) echo "UNKNOWN" ;;
 	esac
 }

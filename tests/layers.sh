@@ -27,7 +27,39 @@ else
 	status=1
 fi
 rm "$tmp/lib/reader.c"
-echo '#include "../pcap-mgcap.c"' >"$tmp/bench/readpath.c"
+# the libpcap module sees lib, and the preload shim beside the patch nothing
+mkdir -p "$tmp/libpcap/module"
+: >"$tmp/lib/mgcap_reader.h"
+echo '#include "mgcap_reader.h"' >"$tmp/libpcap/module/pcap-mgcap.c"
+if out=$(sh "$check" "$tmp"); then
+	echo "ok - the libpcap module includes lib"
+else
+	echo "FAILED: the libpcap module including lib failed the check: $out"
+	status=1
+fi
+echo '#include "blockring.h"' >"$tmp/libpcap/module/pcap-mgcap.c"
+if out=$(sh "$check" "$tmp"); then
+	echo "FAILED: the libpcap module including a tool's header passed the check"
+	status=1
+elif echo "$out" | grep -q 'libpcap/module/pcap-mgcap.c includes "blockring.h" from tools/mgdump'; then
+	echo "ok - the libpcap module including a tool's header fails: $out"
+else
+	echo "FAILED: the check failed without naming the include: $out"
+	status=1
+fi
+rm "$tmp/libpcap/module/pcap-mgcap.c"
+echo '#include "mgcap_reader.h"' >"$tmp/libpcap/ifflags-shim.c"
+if out=$(sh "$check" "$tmp"); then
+	echo "FAILED: the preload shim including lib passed the check"
+	status=1
+elif echo "$out" | grep -q 'libpcap/ifflags-shim.c includes "mgcap_reader.h" from lib'; then
+	echo "ok - the preload shim including lib fails: $out"
+else
+	echo "FAILED: the check failed without naming the include: $out"
+	status=1
+fi
+rm "$tmp/libpcap/ifflags-shim.c"
+echo '#include "../libpcap/module/pcap-mgcap.c"' >"$tmp/bench/readpath.c"
 if out=$(sh "$check" "$tmp"); then
 	echo "FAILED: a bench including a .c file passed the check"
 	status=1

@@ -90,19 +90,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (first < r.data || end > r.data + data_size)
 			abort();
-		while (end - cur >= (ptrdiff_t)sizeof(struct mgcap_rec)) {
-			rec = (const struct mgcap_rec *)cur;
-			if (rec->flags & MGCAP_REC_F_PAD)
-				break;
+		while ((rec = mgcap_ring_rec_at(cur, end)) != NULL) {
 			if (!mgcap_rec_fits(rec, (uint64_t)(end - cur))) {
-				mgcap_reader_advance(&r, (uint64_t)(cur - first));
+				mgcap_reader_advance_to(&r, cur);
 				mgcap_reader_set_corrupt(&r, r.tail);
 				goto done;
 			}
 			use(rec, r.data, data_size);
 			cur += rec->rec_len;
 		}
-		mgcap_reader_advance(&r, len);
+		mgcap_reader_advance_to(&r, end);
 	}
 	if (steps == STEPS)
 		abort();

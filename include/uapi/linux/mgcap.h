@@ -162,18 +162,28 @@ static inline __u64 mgcap_ring_skip_before(__u64 head, __u64 data_size, __u32 re
 }
 
 /*
+ * The padding rule (see above): the record at @at, before @end (the end of
+ * the data area, or of what may be read there), or none (a null pointer)
+ * where the bytes from @at on are padding.
+ */
+static inline const struct mgcap_rec *mgcap_ring_rec_at(const __u8 *at, const __u8 *end)
+{
+	const struct mgcap_rec *rec = (const struct mgcap_rec *)at;
+
+	if (end - at < (long)sizeof(*rec) || (rec->flags & MGCAP_REC_F_PAD))
+		return (const struct mgcap_rec *)0;
+	return rec;
+}
+
+/*
  * Bytes the reader skips at free-running index @tail instead of reading a
- * record: nonzero when the data area ends there (see the rule above).
+ * record: nonzero when the data area ends there.
  */
 static inline __u64 mgcap_ring_skip_at(__u64 tail, __u64 data_size, const __u8 *data)
 {
 	__u64 pos = tail & (data_size - 1);
-	const struct mgcap_rec *rec = (const struct mgcap_rec *)(data + pos);
 
-	/* no room for a record header, or a pad record: the rest is padding */
-	if (pos > data_size - sizeof(struct mgcap_rec) || (rec->flags & MGCAP_REC_F_PAD))
-		return data_size - pos;
-	return 0;
+	return mgcap_ring_rec_at(data + pos, data + data_size) ? 0 : data_size - pos;
 }
 
 /* ioctls on /dev/mgcap/... queue devices */

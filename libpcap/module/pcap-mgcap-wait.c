@@ -2,15 +2,16 @@
  * Copyright (c) the mgcap developers.  BSD-2-Clause, as libpcap.
  *
  * How the mgcap capture module's read waits: one epoll set of the rings,
- * pcap_breakloop()'s event, the clocks' sample timer (adapter stamps) and
- * the hold timer (a merged source), which is also the selectable fd; and
- * what keeps that fd honest for non-blocking callers.
+ * pcap_breakloop()'s event, the clocks' sample timer (adapter stamps, see
+ * pcap-mgcap-tstamp.c) and the hold timer (a merged source), which is also
+ * the selectable fd; and what keeps that fd honest for non-blocking callers.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdint.h>
 #include <string.h>
@@ -22,57 +23,6 @@
 #include <sys/timerfd.h>
 
 #include "pcap-mgcap-int.h"
-#include "mgcap_time.h"
-
-/*
- * Lets the rings' new records through their gates, then samples each
- * device's clock where due: every record read afterwards lies between two
- * samples.
- */
-void mgcap_wait_sample_clocks(struct pcap_mgcap *pm, uint64_t now)
-{
-	int moved = 0;
-	size_t i;
-
-	for (i = 0; i < pm->merge.n; i++)
-		moved |= mgcap_reader_open_gate(&pm->queues[i].r);
-	for (i = 0; i < pm->ndevs; i++)
-		(void)mgcap_adapter_sample(&pm->devs[i].conv, moved, now);
-}
-
-/* How long until some device's clock is due for a sample without traffic. */
-uint64_t mgcap_wait_sample_due(const struct pcap_mgcap *pm, uint64_t now)
-{
-	uint64_t due = UINT64_MAX;
-	size_t i;
-
-	for (i = 0; i < pm->ndevs; i++) {
-		uint64_t d = mgcap_adapter_sample_due(&pm->devs[i].conv, now);
-
-		if (d < due)
-			due = d;
-	}
-	return due;
-}
-
-/*
- * The sample timer set to fire by the next sample due (CLOCK_MONOTONIC, as
- * @now).  Only where it would fire too late, or has fired: a sample moves
- * the next one later, and a timer that fires early costs a read that finds
- * nothing due, where re-arming it after every sample cost a system call a
- * read.
- */
-void mgcap_wait_arm_sample_timer(struct pcap_mgcap *pm, uint64_t now)
-{
-	uint64_t at = now + mgcap_wait_sample_due(pm, now);
-	struct itimerspec its = { { 0, 0 }, { (time_t)(at / 1000000000ULL),
-					       (long)(at % 1000000000ULL) } };
-
-	if (pm->sample_timer_at > now && pm->sample_timer_at <= at)
-		return;
-	if (timerfd_settime(pm->sample_timer_fd, TFD_TIMER_ABSTIME, &its, NULL) == 0)
-		pm->sample_timer_at = at;
-}
 
 /* Takes a wakeup event or the sample timer's expiry, so that it stops being ready. */
 static int take_event(pcap_t *p, int fd)
@@ -99,7 +49,7 @@ static int take_ready(pcap_t *p, const struct epoll_event *ev, int ready)
 	for (i = 0; i < ready; i++) {
 		int fd = ev[i].data.fd;
 
-		if (fd == pm->event_fd || fd == pm->sample_timer_fd || fd == pm->hold_timer_fd) {
+		if (fd == pm->event_fd || fd == pm->ts.timer_fd || fd == pm->hold_timer_fd) {
 			if (take_event(p, fd))
 				return PCAP_ERROR;
 		} else if (ev[i].events & EPOLLERR) {
@@ -126,7 +76,7 @@ static int take_ready(pcap_t *p, const struct epoll_event *ev, int ready)
 
 /*
  * Sleeps until a ring has records, pcap_breakloop() or the sample timer
- * fires, or @timeout_ms passes (-1: no limit).  While the merge holds a
+ * fires, or CLOCK_MONOTONIC passes @deadline.  While the merge holds a
  * record back, its ring stays readable (the record's space is not given
  * back), so the rings cannot wake the wait; and an empty queue's next
  * record, which may let it go, wakes no one before the kernel's wakeup
@@ -134,15 +84,20 @@ static int take_ready(pcap_t *p, const struct epoll_event *ev, int ready)
  * most, and the caller looks at the queues again: a ring filling meanwhile
  * reaches its fill mark (then nothing waits) long before it is full.
  */
-int mgcap_wait(pcap_t *p, int timeout_ms, int holding)
+int mgcap_wait(pcap_t *p, uint64_t now, uint64_t deadline, int holding)
 {
 	struct pcap_mgcap *pm = p->priv;
 	struct epoll_event ev[4];
-	int ready, i;
+	int ready, i, timeout_ms = -1;
 
+	/* whole milliseconds, rounded up: a wait never ends before its deadline */
+	if (deadline != UINT64_MAX)
+		timeout_ms = deadline <= now ? 0 :
+			     deadline - now >= (uint64_t)INT_MAX * 1000000ULL ? INT_MAX :
+			     (int)((deadline - now + 999999) / 1000000);
 	if (holding) {
 		struct pollfd events[2] = { { pm->event_fd, POLLIN, 0 },
-					    { pm->sample_timer_fd, POLLIN, 0 } };
+					    { pm->ts.timer_fd, POLLIN, 0 } };
 		if (timeout_ms < 0 || timeout_ms > 1)
 			timeout_ms = 1;
 		/* a timer fd of -1 (no adapter stamps) is left out by poll() */
@@ -193,7 +148,7 @@ int mgcap_wait_settle_for_poll(pcap_t *p, uint64_t now, uint64_t hold_ns)
 		return PCAP_ERROR;
 	if (!hold_ns)
 		return 0;
-	for (i = 0; i < pm->merge.n; i++)
+	for (i = 0; i < pm->nqueues; i++)
 		if (pm->queues[i].next)
 			set_poll_mark(pm, i, 1);
 	pm->parked = 1;
@@ -212,7 +167,7 @@ void mgcap_wait_unpark(pcap_t *p)
 	struct pcap_mgcap *pm = p->priv;
 	size_t i;
 
-	for (i = 0; i < pm->merge.n; i++)
+	for (i = 0; i < pm->nqueues; i++)
 		set_poll_mark(pm, i, 0);
 	pm->parked = 0;
 }
@@ -242,13 +197,13 @@ int mgcap_wait_open(pcap_t *p)
 		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: epoll/eventfd");
 		return PCAP_ERROR;
 	}
-	for (i = 0; i < pm->merge.n; i++)
+	for (i = 0; i < pm->nqueues; i++)
 		if (add_to_epoll(p, pm->queues[i].r.fd))
 			return PCAP_ERROR;
 	if (add_to_epoll(p, pm->event_fd))
 		return PCAP_ERROR;
 	/* a non-blocking caller's wakeup for a record held back for the order */
-	if (pm->merge.n > 1) {
+	if (pm->nqueues > 1) {
 		pm->hold_timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 		if (pm->hold_timer_fd < 0 || add_to_epoll(p, pm->hold_timer_fd)) {
 			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
@@ -256,16 +211,9 @@ int mgcap_wait_open(pcap_t *p)
 			return PCAP_ERROR;
 		}
 	}
-	if (pm->adapter) {
-		pm->sample_timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-		if (pm->sample_timer_fd < 0 || add_to_epoll(p, pm->sample_timer_fd)) {
-			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
-						  "mgcap: the clock's sample timer");
-			return PCAP_ERROR;
-		}
-		mgcap_wait_arm_sample_timer(pm, mgcap_now_ns(CLOCK_MONOTONIC));
-	}
-
+	/* adapter stamps: a caller waiting on the fd reads when a sample is due */
+	if (pm->ts.timer_fd >= 0 && add_to_epoll(p, pm->ts.timer_fd))
+		return PCAP_ERROR;
 	return 0;
 }
 
@@ -276,9 +224,6 @@ void mgcap_wait_close(pcap_t *p)
 	if (pm->event_fd >= 0)
 		close(pm->event_fd);
 	pm->event_fd = -1;
-	if (pm->sample_timer_fd >= 0)
-		close(pm->sample_timer_fd);
-	pm->sample_timer_fd = -1;
 	if (pm->hold_timer_fd >= 0)
 		close(pm->hold_timer_fd);
 	pm->hold_timer_fd = -1;

@@ -1,0 +1,382 @@
+/*
+ * Copyright (c) the mgcap developers.  BSD-2-Clause, as libpcap.
+ *
+ * mgcap capture module: "mgcap:DEV" reads every receive queue of DEV as one
+ * stream in time-stamp order; "mgcap:DEV@N" or "mgcap:DEV@1-3,5" a subset;
+ * "mgcap:DEV1,DEV2" every queue of several devices (the two directions of a
+ * tap), in the order of their stamps in system time where they are
+ * converted (adapter), or as they are.
+ * This file is the handle: created, activated (its queues opened and set
+ * up, pcap-mgcap-queues.c; its stamps, pcap-mgcap-tstamp.c; its read op,
+ * pcap-mgcap-read.c; its wait, pcap-mgcap-wait.c), its ops and its close.
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/if_packet.h>
+
+#include "pcap-mgcap-int.h"
+#include "pcap-mgcap.h"
+#include "mgcap_netdev.h"
+#include "mgcap_open.h"
+
+static int pcap_mgcap_inject(pcap_t *p, const void *buf _U_, int size _U_)
+{
+	snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+		 "mgcap: packet injection is not supported; send on the device itself");
+	return PCAP_ERROR;
+}
+
+/*
+ * The filter runs in the kernel as well, where a frame it rejects costs no
+ * ring space and no wakeup.  The copy here stays the final word: records
+ * already in a ring were judged by the previous program, and the kernel lets
+ * through frames whose VLAN tag it cannot show the program.  A program that
+ * keeps every frame (tcpdump installs one when given no expression) is not
+ * worth running per frame: it is dropped, as if none had been set.  Where
+ * the module cannot take the program (too old, or it refuses it), it must
+ * not keep the previous one either: filtering then happens here only, as
+ * pcap-linux does when the socket refuses a filter.
+ */
+static int pcap_mgcap_setfilter(pcap_t *p, struct bpf_program *fp)
+{
+	struct pcap_mgcap *pm = p->priv;
+	const struct bpf_insn *insns;
+	struct mgcap_filter kernel = { 0 }, none = { 0 };
+	size_t i;
+
+	/* the kernel reads libpcap's instructions as struct sock_filter */
+	_Static_assert(sizeof(struct bpf_insn) == 8, "struct bpf_insn is struct sock_filter");
+	if (install_bpf_program(p, fp) < 0)
+		return -1;
+	insns = p->fcode.bf_insns;
+	if (p->fcode.bf_len == 1 && insns[0].code == (BPF_RET | BPF_K) && insns[0].k) {
+		pcap_freecode(&p->fcode);	/* deliver() then runs none either */
+	} else {
+		kernel.len = p->fcode.bf_len;
+		kernel.insns = (uint64_t)(uintptr_t)insns;
+	}
+	for (i = 0; i < pm->nqueues; i++) {
+		int fd = pm->queues[i].r.fd;
+
+		if (ioctl(fd, MGCAP_IOC_SET_FILTER, &kernel) < 0 && errno != ENOTTY)
+			(void)ioctl(fd, MGCAP_IOC_SET_FILTER, &none);
+	}
+	return 0;
+}
+
+static int pcap_mgcap_setdirection(pcap_t *p, pcap_direction_t d)
+{
+	/* mgcap sees received packets only */
+	if (d == PCAP_D_OUT) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+			 "mgcap: captures received packets only; direction \"out\" is not supported");
+		return PCAP_ERROR;
+	}
+	p->direction = d;
+	return 0;
+}
+
+static int pcap_mgcap_getnonblock(pcap_t *p)
+{
+	return ((struct pcap_mgcap *)p->priv)->nonblock;
+}
+
+static int pcap_mgcap_setnonblock(pcap_t *p, int nonblock)
+{
+	((struct pcap_mgcap *)p->priv)->nonblock = nonblock;
+	return 0;
+}
+
+static void pcap_mgcap_breakloop(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	uint64_t one = 1;
+
+	pcap_breakloop_common(p);
+	if (pm->event_fd >= 0 && write(pm->event_fd, &one, sizeof(one)) < 0) {
+		/* the counter cannot overflow in practice; the flag is set anyway */
+	}
+}
+
+void pcap_mgcap_cleanup(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	size_t i;
+
+	/* what the order was worth: a capture file cannot say it */
+	if (pm->merge.order.out_of_order)
+		fprintf(stderr, "mgcap: %s: %llu frames delivered out of stamp order\n",
+			p->opt.device, (unsigned long long)pm->merge.order.out_of_order);
+	mgcap_queues_close(p);
+	mgcap_wait_close(p);
+	for (i = 0; i < pm->ndevs; i++) {
+		struct mgcap_dev *dev = &pm->devs[i];
+
+		if (dev->promisc_fd >= 0)
+			close(dev->promisc_fd);
+		dev->promisc_fd = -1;
+	}
+	/* after the rings closed: the last reader of a device gives its stamping back */
+	mgcap_tstamp_close(p);
+	if (pm->on_close_list)
+		pcap_remove_from_pcaps_to_close(p);
+	pm->on_close_list = 0;
+	pcap_cleanup_live_common(p);
+}
+
+static int set_promisc(pcap_t *p, struct mgcap_dev *dev)
+{
+	struct packet_mreq mr;
+
+	/* protocol 0: this socket receives nothing, it only holds the membership */
+	dev->promisc_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	memset(&mr, 0, sizeof(mr));
+	mr.mr_ifindex = (int)if_nametoindex(dev->src.ifname);
+	mr.mr_type = PACKET_MR_PROMISC;
+	if (dev->promisc_fd < 0 ||
+	    setsockopt(dev->promisc_fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0) {
+		int err = errno;
+
+		if (err == EPERM || err == EACCES) {
+			snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "%s: promiscuous mode takes CAP_NET_RAW; "
+				 "without it, capture what the device receives anyway (tcpdump -p)",
+				 p->opt.device);
+			return PCAP_ERROR_PROMISC_PERM_DENIED;
+		}
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, err,
+					  "%s: cannot set promiscuous mode", p->opt.device);
+		return PCAP_ERROR;
+	}
+	return 0;
+}
+
+static uint64_t merge_hold_ns(void)
+{
+	const char *env = getenv("MGCAP_MERGE_HOLD_MS");
+	char *end;
+	unsigned long ms;
+
+	if (env && *env) {
+		ms = strtoul(env, &end, 10);
+		if (!*end && ms <= 60000)
+			return (uint64_t)ms * 1000000ULL;
+	}
+	return MGCAP_MERGE_HOLD_NS;
+}
+
+static int activate(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+	uint64_t hold = merge_hold_ns();
+	uint32_t tstamp_source = MGCAP_TSTAMP_SW;
+	int status, warning = 0;
+	size_t i;
+
+	if (p->snapshot <= 0 || p->snapshot > MAXIMUM_SNAPLEN)
+		p->snapshot = MAXIMUM_SNAPLEN;
+	pm->nano = p->opt.tstamp_precision == PCAP_TSTAMP_PRECISION_NANO;
+
+	status = mgcap_queues_open(p);
+	if (status)
+		return status;
+
+	warning = mgcap_tstamp_setup(p, &tstamp_source);
+	if (warning < 0)
+		return warning;
+	for (i = 0; i < pm->ndevs && p->opt.promisc; i++) {
+		status = set_promisc(p, &pm->devs[i]);
+		if (status)
+			return status;
+	}
+	if (mgcap_queues_start(p, tstamp_source))
+		return PCAP_ERROR;
+
+	if (p->opt.timeout > 0 && (uint64_t)p->opt.timeout * 1000000ULL < hold)
+		hold = (uint64_t)p->opt.timeout * 1000000ULL;
+	if (mgcap_read_setup(p, hold) || mgcap_tstamp_start(p))
+		return PCAP_ERROR;
+
+	status = mgcap_wait_open(p);
+	if (status)
+		return status;
+	p->selectable_fd = p->fd;
+	p->linktype = DLT_EN10MB;
+	p->inject_op = pcap_mgcap_inject;
+	p->setfilter_op = pcap_mgcap_setfilter;
+	p->setdirection_op = pcap_mgcap_setdirection;
+	p->set_datalink_op = NULL;
+	p->getnonblock_op = pcap_mgcap_getnonblock;
+	p->setnonblock_op = pcap_mgcap_setnonblock;
+	p->stats_op = pcap_mgcap_stats;
+	p->breakloop_op = pcap_mgcap_breakloop;
+	p->cleanup_op = pcap_mgcap_cleanup;
+	return warning;
+}
+
+static int pcap_mgcap_activate(pcap_t *p)
+{
+	int status = activate(p);
+
+	/* pcap_activate() does not clean up after a failed activate op */
+	if (status < 0)
+		pcap_mgcap_cleanup(p);
+	return status;
+}
+
+PCAP_API_DEF int pcap_mgcap_tstamp_report(pcap_t *p, char *buf, size_t len)
+{
+	struct pcap_mgcap *pm = p->priv;
+	size_t i;
+
+	if (p->activate_op != pcap_mgcap_activate || !p->activated)
+		return -1;
+	if (len)
+		buf[0] = '\0';
+	/* (no room, no report: @buf is not even a string then) */
+	for (i = 0; pm->ts.adapter && len && i < pm->ndevs; i++) {
+		size_t used = strlen(buf);
+
+		/* each device's own, after its name when there are several */
+		if (pm->ndevs > 1)
+			snprintf(buf + used, len - used, "%s%s: ", i ? "; " : "",
+				 pm->devs[i].src.ifname);
+		used = strlen(buf);
+		mgcap_adapter_describe(&pm->devs[i].conv, buf + used, len - used);
+	}
+	/* what the order was worth, for a capture file's statistics */
+	if (len && pm->nqueues > 1) {
+		size_t used = strlen(buf);
+
+		snprintf(buf + used, len - used, "%s%llu delivered out of stamp order",
+			 used ? "; " : "", (unsigned long long)pm->merge.order.out_of_order);
+	}
+	return pm->ts.type;
+}
+
+pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours)
+{
+	struct mgcap_source srcs[MGCAP_MAX_DEVICES];
+	struct pcap_mgcap *pm;
+	size_t i, with_clocks = 0;
+	pcap_t *p;
+
+	*is_ours = mgcap_source_is_ours(device);
+	if (!*is_ours)
+		return NULL;
+	p = PCAP_CREATE_COMMON(ebuf, struct pcap_mgcap);
+	if (!p)
+		return NULL;
+	pm = p->priv;
+	pm->event_fd = -1;
+	pm->ts.timer_fd = -1;
+	pm->hold_timer_fd = -1;
+	if (mgcap_source_parse_devices(device, srcs, &pm->ndevs, ebuf, PCAP_ERRBUF_SIZE) < 0) {
+		pm->ndevs = 0;
+		goto fail;
+	}
+	for (i = 0; i < pm->ndevs; i++) {
+		pm->devs[i].src = srcs[i];
+		pm->devs[i].promisc_fd = -1;
+		pm->devs[i].conv.phc.fd = -1;
+		with_clocks += mgcap_phc_index(srcs[i].ifname) >= 0;
+	}
+
+	p->tstamp_type_list = malloc(3 * sizeof(u_int));
+	p->tstamp_precision_list = malloc(2 * sizeof(u_int));
+	if (!p->tstamp_type_list || !p->tstamp_precision_list) {
+		pcap_fmt_errmsg_for_errno(ebuf, PCAP_ERRBUF_SIZE, errno, "malloc");
+		goto fail;
+	}
+	/* ADAPTER converts through the NICs' clocks: only where every one has one */
+	p->tstamp_type_list[0] = PCAP_TSTAMP_HOST;
+	p->tstamp_type_count = 1;
+	if (with_clocks == pm->ndevs)
+		p->tstamp_type_list[p->tstamp_type_count++] = PCAP_TSTAMP_ADAPTER;
+	p->tstamp_type_list[p->tstamp_type_count++] = PCAP_TSTAMP_ADAPTER_UNSYNCED;
+	p->tstamp_precision_list[0] = PCAP_TSTAMP_PRECISION_MICRO;
+	p->tstamp_precision_list[1] = PCAP_TSTAMP_PRECISION_NANO;
+	p->tstamp_precision_count = 2;
+	p->activate_op = pcap_mgcap_activate;
+	return p;
+
+fail:
+	pcap_close(p);
+	return NULL;
+}
+
+/* Up, running, connected: as pcap-linux says of the device itself. */
+static bpf_u_int32 device_flags(const char *ifname)
+{
+	int iff = mgcap_netdev_flags(ifname);
+	bpf_u_int32 flags = 0;
+
+	if (iff < 0)
+		return 0;
+	if (iff & IFF_UP)
+		flags |= PCAP_IF_UP;
+	if (iff & IFF_RUNNING)
+		flags |= PCAP_IF_RUNNING | PCAP_IF_CONNECTION_STATUS_CONNECTED;
+	else
+		flags |= PCAP_IF_CONNECTION_STATUS_DISCONNECTED;
+	return flags;
+}
+
+/*
+ * mgcap:DEV for every Ethernet device of this namespace: those captured now
+ * say so; opening any other starts its capture (start_for_reader()).
+ */
+int pcap_mgcap_findalldevs(pcap_if_list_t *devlistp, char *errbuf)
+{
+	struct mgcap_queue_node *nodes = NULL;
+	struct if_nameindex *ifs, *it;
+	int count, i, queues, status = 0;
+
+	count = mgcap_list_queues(MGCAP_SYSFS_CLASS, mgcap_own_netns(), &nodes);
+	if (count < 0 && errno != ENOENT) {
+		pcap_fmt_errmsg_for_errno(errbuf, PCAP_ERRBUF_SIZE, errno,
+					  "mgcap: listing the mgcap queues in " MGCAP_SYSFS_CLASS);
+		return PCAP_ERROR;
+	}
+	ifs = if_nameindex();
+	if (!ifs) {
+		pcap_fmt_errmsg_for_errno(errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: if_nameindex");
+		free(nodes);
+		return PCAP_ERROR;
+	}
+	for (it = ifs; it->if_index && !status; it++) {
+		char name[IF_NAMESIZE + 8], desc[128];
+		const char *mode = NULL;
+
+		if (!mgcap_netdev_is_ethernet(it->if_name))
+			continue;
+		for (i = 0, queues = 0; i < count; i++) {
+			if (!strcmp(nodes[i].ifname, it->if_name)) {
+				queues++;
+				mode = nodes[i].mode;
+			}
+		}
+		if (queues)
+			snprintf(desc, sizeof(desc), "mgcap: %s captured now, %d receive queue%s, %s mode",
+				 it->if_name, queues, queues == 1 ? "" : "s", mode);
+		else
+			snprintf(desc, sizeof(desc),
+				 "mgcap: %s not captured yet; opening it starts a capture", it->if_name);
+		snprintf(name, sizeof(name), MGCAP_SOURCE_PREFIX "%s", it->if_name);
+		if (add_dev(devlistp, name, device_flags(it->if_name), desc, errbuf) == NULL)
+			status = PCAP_ERROR;
+	}
+	if_freenameindex(ifs);
+	free(nodes);
+	return status;
+}
