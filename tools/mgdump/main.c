@@ -6,12 +6,12 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
-#include <systemd/sd-daemon.h>
 #include <time.h>
 
 #include "mgcap_adapter.h"
 #include "mgcap_time.h"
 #include "mgdump.h"
+#include "service.h"
 
 /* A finished file: its -z command, then (or else at once) its place among the files kept. */
 static void on_file_done(const char *path, void *arg)
@@ -120,11 +120,11 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = mgdump_pin_writer();
 	if (!ret) {
-		/* (Type=notify: systemd waits for this, and does nothing without NOTIFY_SOCKET) */
-		sd_notify(0, "READY=1");
+		/* (Type=notify: systemd waits for this) */
+		mgdump_service_notify("READY=1");
 		ret = mgdump_write_loop(&out);
 	}
-	sd_notify(0, "STOPPING=1");
+	mgdump_service_notify("STOPPING=1");
 	mgdump_stop_readers(started);
 	if (dump_output_close(&out) && !ret) {
 		fprintf(stderr, "mgdump: %s\n", out.error);

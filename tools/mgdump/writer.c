@@ -7,7 +7,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include "mgcap_time.h"
 #include "mgdump.h"
 #include "pcapng.h"
+#include "service.h"
 
 /* set up by main.c; the writer runs them */
 struct postrotate postrotate;
@@ -296,7 +296,7 @@ int mgdump_write_loop(struct dump_output *out)
 {
 	uint64_t total = 0, bytes = 0, last_pkts = 0, last_bytes = 0;
 	uint64_t next_status = mgcap_now_ns(CLOCK_REALTIME) + 1000000000ULL, end = 0;
-	uint64_t next_expiry = 0, next_counters = 0, next_alive = 0, watchdog_us = 0, mono;
+	uint64_t next_expiry = 0, next_counters = 0, next_alive = 0, watchdog_ns, mono;
 	int tty = isatty(STDERR_FILENO) && !cfg.quiet && strcmp(cfg.path, "-");
 	int merged = cfg.merged && nreaders > 1;
 
@@ -308,8 +308,7 @@ int mgdump_write_loop(struct dump_output *out)
 	if (cfg.duration_s)
 		end = start_ns + (uint64_t)cfg.duration_s * 1000000000ULL;
 	/* under systemd with WatchdogSec=: the writer's passes say it is alive */
-	if (sd_watchdog_enabled(0, &watchdog_us) <= 0)
-		watchdog_us = 0;
+	watchdog_ns = mgdump_service_watchdog_ns();
 	for (;;) {
 		/*
 		 * Done once stopping with no reader left: a reader still in its
@@ -339,9 +338,9 @@ int mgdump_write_loop(struct dump_output *out)
 		if (postrotate.command)
 			postrotate_poll(&postrotate);
 		mono = mgcap_now_ns(CLOCK_MONOTONIC);
-		if (watchdog_us && mono >= next_alive) {
-			sd_notify(0, "WATCHDOG=1");
-			next_alive = mono + watchdog_us * 1000 / 2;
+		if (watchdog_ns && mono >= next_alive) {
+			mgdump_service_notify("WATCHDOG=1");
+			next_alive = mono + watchdog_ns / 2;
 		}
 		/* (also so that libpcap's 32-bit counters are carried on before they wrap) */
 		if (mono >= next_counters) {

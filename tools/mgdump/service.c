@@ -1,0 +1,34 @@
+/*
+ * mgdump's notices to systemd: ready once it reads every queue, alive while
+ * its writer goes round.  Built without libsystemd (configure
+ * --without-systemd), it has no one to tell: a unit of Type=notify then
+ * waits for a READY=1 that never comes, so such a build runs as Type=exec.
+ */
+#include "service.h"
+
+#ifdef HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+
+void mgdump_service_notify(const char *state)
+{
+	/* (does nothing without NOTIFY_SOCKET) */
+	sd_notify(0, state);
+}
+
+uint64_t mgdump_service_watchdog_ns(void)
+{
+	uint64_t us;
+
+	return sd_watchdog_enabled(0, &us) > 0 ? us * 1000 : 0;
+}
+#else
+void mgdump_service_notify(const char *state)
+{
+	(void)state;
+}
+
+uint64_t mgdump_service_watchdog_ns(void)
+{
+	return 0;
+}
+#endif
