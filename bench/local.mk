@@ -18,7 +18,7 @@ build/libpcap/libpcap.a: build/libpcap/libpcap.so.0.8
 build/bench/readpath: bench/readpath.c bench/bench.h libpcap/module/pcap-mgcap-int.h tests/support/synthetic_ring.c \
 		build/libpcap/libpcap.a lib/libmgcap.a
 	@mkdir -p build/bench
-	$(AM_V_CC)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -DHAVE_CONFIG_H -Ibuild/libpcap \
+	$(AM_V_CC)$(CC) $(GNU_CFLAGS) -O2 -g -DHAVE_CONFIG_H -Ibuild/libpcap \
 		-Ibuild/libpcap/mgcap-uapi -Ibuild/libpcap/mgcap-lib -I$(srcdir)/libpcap/module \
 		-I$(srcdir)/tests/support -I$(srcdir)/tests -o $@ \
 		$(srcdir)/bench/readpath.c $(srcdir)/tests/support/synthetic_ring.c \

@@ -12,13 +12,13 @@ build/libpcap/libpcap.so.0.8: $(LIBPCAP_INPUTS) lib/libmgcap.a
 	$(AM_V_GEN)sh $(srcdir)/scripts/build-libpcap.sh $(abs_srcdir) $(abs_builddir)/build \
 		$(prefix) $(pcapdir) $(abs_builddir)/lib/libmgcap.a
 	@# the module, held to this project's warning flags
-	$(AM_V_CC)$(CC) -std=gnu11 -Wall -Wextra -Werror -DHAVE_CONFIG_H -Ibuild/libpcap \
+	$(AM_V_CC)$(CC) $(GNU_CFLAGS) -DHAVE_CONFIG_H -Ibuild/libpcap \
 		-Ibuild/libpcap/mgcap-uapi -Ibuild/libpcap/mgcap-lib -fsyntax-only \
 		$(addprefix $(srcdir)/,$(PCAP_MODULE_SRC))
 # Argus asks SIOCGIFFLAGS about its source's name; this preload answers it
 build/libmgcap-ifflags.so: libpcap/ifflags-shim.c
 	@mkdir -p build
-	$(AM_V_CC)$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -g -fPIC -shared -o $@ \
+	$(AM_V_CC)$(CC) $(GNU_CFLAGS) -O2 -g -fPIC -shared -o $@ \
 		$(srcdir)/libpcap/ifflags-shim.c -ldl
 libpcap: build/libpcap/libpcap.so.0.8 build/libmgcap-ifflags.so
 PHONY += libpcap

@@ -5,7 +5,8 @@
 # behaviour or a broken check fails the run, with the input that did it
 # left in build/fuzz/ for a replay: build/fuzz/NAME build/fuzz/crash-...
 #   fuzzers.sh [NAME...]     (default: every target)
-# Environment: FUZZ_RUNS (new inputs a target, default 20000), CLANG
+# Environment: MGCAP_CFLAGS (the project's C flags; make check and make fuzz
+# pass them), FUZZ_RUNS (new inputs a target, default 20000), CLANG
 # (default clang-14), FUZZ_GROW=1 (what the run found that covers new code
 # goes into the corpus: how the corpus was made; merged, minimal).
 set -u
@@ -13,6 +14,7 @@ set -u
 : "${abs_top_builddir:=$abs_top_srcdir}"
 : "${FUZZ_RUNS:=20000}"
 : "${CLANG:=clang-14}"
+: "${MGCAP_CFLAGS:?the project's C flags: run through make check or make fuzz}"
 src=$abs_top_srcdir
 out=$abs_top_builddir/build/fuzz
 mkdir -p "$out"
@@ -43,7 +45,7 @@ status=0
 for n in $names; do
 	flags=$(sources "$n") || { echo "fuzzers: no target $n"; status=1; continue; }
 	# shellcheck disable=SC2086 # (the flags are words)
-	if ! "$CLANG" -std=c11 -g -O1 -D_GNU_SOURCE -Wall -Wextra -Werror \
+	if ! "$CLANG" $MGCAP_CFLAGS -g -O1 -D_GNU_SOURCE \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		"$src/tests/fuzz/fuzz_$n.c" $flags -o "$out/$n" 2>"$out/$n.build"; then
 		cat "$out/$n.build"

@@ -8,5 +8,6 @@ EXTRA_DIST += tests/fuzz
 
 fuzz:
 	+abs_top_srcdir="$(abs_top_srcdir)" abs_top_builddir="$(abs_top_builddir)" \
-		FUZZ_RUNS=$${FUZZ_RUNS:-2000000} sh $(srcdir)/tests/fuzz/fuzzers.sh
+		FUZZ_RUNS=$${FUZZ_RUNS:-2000000} MGCAP_CFLAGS="$(AM_CFLAGS)" \
+		sh $(srcdir)/tests/fuzz/fuzzers.sh
 PHONY += fuzz
