@@ -4,7 +4,8 @@
 # on for a bounded number of new inputs.  A crash, a leak, undefined
 # behaviour or a broken check fails the run, with the input that did it
 # left in build/fuzz/ for a replay: build/fuzz/NAME build/fuzz/crash-...
-#   fuzzers.sh [NAME...]     (default: every target)
+#   fuzzers.sh [NAME...]     (default: every target; make check and
+#                            make fuzz FUZZ_TARGETS="NAME..." run it)
 # Environment: MGCAP_CFLAGS (the project's C flags; make check and make fuzz
 # pass them), FUZZ_RUNS (new inputs a target, default 20000), CLANG
 # (default clang-14), FUZZ_GROW=1 (what the run found that covers new code

@@ -1,8 +1,9 @@
 /*
  * mgdump's notices to systemd: ready once it reads every queue, alive while
  * its writer goes round.  Built without libsystemd (configure
- * --without-systemd), it has no one to tell: a unit of Type=notify then
- * waits for a READY=1 that never comes, so such a build runs as Type=exec.
+ * --without-systemd), it tells no one: the unit the package ships
+ * (Type=notify, a watchdog) is not for such a build, whose unit wants
+ * Type=exec and no WatchdogSec=.
  */
 #include "service.h"
 
