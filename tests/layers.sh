@@ -1,7 +1,9 @@
 #!/bin/sh
 # No target includes a layer above it (scripts/check-layers.sh): the tree
-# passes, and a tree where lib reaches up into a tool, or a bench includes
-# a .c file, fails.
+# passes, and trees where a layer reaches up (lib into a tool, the file
+# format into the recorder, one tool into another, the libpcap module into
+# a tool, the preload shim into lib) or a bench includes a .c file fail,
+# naming the include.
 set -u
 : "${abs_top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 check=$abs_top_srcdir/scripts/check-layers.sh
@@ -14,56 +16,47 @@ else
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/lib" "$tmp/tools/mgdump" "$tmp/bench"
-echo '#include "blockring.h"' >"$tmp/lib/reader.c"
+mkdir -p "$tmp/lib/capfile" "$tmp/libpcap/module" "$tmp/tools/mgdump" \
+	"$tmp/tools/mgcap-extract" "$tmp/bench"
+# headers for the includes below to find, each in its layer
 : >"$tmp/tools/mgdump/blockring.h"
-if out=$(sh "$check" "$tmp") ; then
-	echo "FAILED: lib including a tool's header passed the check"
-	status=1
-elif echo "$out" | grep -q 'lib/reader.c includes "blockring.h" from tools/mgdump/blockring.h'; then
-	echo "ok - lib including a tool's header fails: $out"
-else
-	echo "FAILED: the check failed without naming the include: $out"
-	status=1
-fi
-rm "$tmp/lib/reader.c"
-# the libpcap module sees lib, and the preload shim beside the patch nothing
-mkdir -p "$tmp/libpcap/module"
 : >"$tmp/lib/mgcap_reader.h"
+
+# refused WHAT FILE LINE SAYS: a tree where FILE holds LINE fails the check,
+# with a line that contains SAYS
+refused() {
+	echo "$3" >"$tmp/$2"
+	if out=$(sh "$check" "$tmp"); then
+		echo "FAILED: $1 passed the check"
+		status=1
+	elif echo "$out" | grep -qF "$4"; then
+		echo "ok - $1 fails: $out"
+	else
+		echo "FAILED: $1 failed the check without saying \"$4\": $out"
+		status=1
+	fi
+	rm "$tmp/$2"
+}
+
+refused "lib including a tool's header" lib/reader.c '#include "blockring.h"' \
+	'lib/reader.c includes "blockring.h" from tools/mgdump/blockring.h'
+refused "the file format including the recorder's header" lib/capfile/pcapng.c \
+	'#include "blockring.h"' 'lib/capfile/pcapng.c includes "blockring.h" from tools/mgdump'
+refused "mgcap-extract including the recorder's header" tools/mgcap-extract/scan.c \
+	'#include "blockring.h"' 'tools/mgcap-extract/scan.c includes "blockring.h" from tools/mgdump'
+refused "the libpcap module including a tool's header" libpcap/module/pcap-mgcap.c \
+	'#include "blockring.h"' 'libpcap/module/pcap-mgcap.c includes "blockring.h" from tools/mgdump'
+refused "the preload shim including lib" libpcap/ifflags-shim.c '#include "mgcap_reader.h"' \
+	'libpcap/ifflags-shim.c includes "mgcap_reader.h" from lib'
+refused "a bench including a .c file" bench/readpath.c \
+	'#include "../libpcap/module/pcap-mgcap.c"' 'includes the source file'
+
+# and what a layer may see passes: the libpcap module includes lib
 echo '#include "mgcap_reader.h"' >"$tmp/libpcap/module/pcap-mgcap.c"
 if out=$(sh "$check" "$tmp"); then
 	echo "ok - the libpcap module includes lib"
 else
 	echo "FAILED: the libpcap module including lib failed the check: $out"
 	status=1
-fi
-echo '#include "blockring.h"' >"$tmp/libpcap/module/pcap-mgcap.c"
-if out=$(sh "$check" "$tmp"); then
-	echo "FAILED: the libpcap module including a tool's header passed the check"
-	status=1
-elif echo "$out" | grep -q 'libpcap/module/pcap-mgcap.c includes "blockring.h" from tools/mgdump'; then
-	echo "ok - the libpcap module including a tool's header fails: $out"
-else
-	echo "FAILED: the check failed without naming the include: $out"
-	status=1
-fi
-rm "$tmp/libpcap/module/pcap-mgcap.c"
-echo '#include "mgcap_reader.h"' >"$tmp/libpcap/ifflags-shim.c"
-if out=$(sh "$check" "$tmp"); then
-	echo "FAILED: the preload shim including lib passed the check"
-	status=1
-elif echo "$out" | grep -q 'libpcap/ifflags-shim.c includes "mgcap_reader.h" from lib'; then
-	echo "ok - the preload shim including lib fails: $out"
-else
-	echo "FAILED: the check failed without naming the include: $out"
-	status=1
-fi
-rm "$tmp/libpcap/ifflags-shim.c"
-echo '#include "../libpcap/module/pcap-mgcap.c"' >"$tmp/bench/readpath.c"
-if out=$(sh "$check" "$tmp"); then
-	echo "FAILED: a bench including a .c file passed the check"
-	status=1
-else
-	echo "ok - including a .c file fails: $out"
 fi
 exit $status
