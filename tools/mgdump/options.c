@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* mgdump's options: one table parses them, prints --help and makes the man page. */
 #include <pcap/pcap.h>
+#include <pwd.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -335,6 +336,10 @@ int mgdump_parse_args(int argc, char **argv)
 	    (cfg.max_disk_bytes || cfg.max_disk_percent || cfg.max_age_s)) {
 		fprintf(stderr, "mgdump: -W keeps a ring of files; --max-disk and --max-age go with -G "
 			"or -C alone\n");
+		return -1;
+	}
+	if (cfg.user && !getpwnam(cfg.user)) {
+		fprintf(stderr, "mgdump: -Z %s: no such user\n", cfg.user);
 		return -1;
 	}
 	if (join_filter(argc, argv, first))
