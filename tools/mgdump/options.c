@@ -218,8 +218,9 @@ static const struct tool_help mgdump_help = {
 		 "Privileges: once its capture is open, mgdump lets go of every capability\n"
 		 "but CAP_NET_ADMIN, kept where it took a NIC's time stamping for adapter\n"
 		 "stamps, to give it back at the end; as root with -Z, it runs as USER from\n"
-		 "then on, its files and their -z commands too.  -z commands and the\n"
-		 "removal of old files get no capability.\n"
+		 "then on, its files and their -z commands too (a member of the group\n"
+		 "mgcap, to give the stamping back: another leaves it to mgcap hwtstamp DEV\n"
+		 "restore).  -z commands and the removal of old files get no capability.\n"
 		 "\n"
 		 "Exit status: 0 when it stopped as asked (-c, -W with -G, --duration,\n"
 		 "SIGINT, SIGTERM), 1 when capturing or writing failed, 2 for bad arguments.",

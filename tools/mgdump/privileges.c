@@ -16,6 +16,13 @@
  * with them), and the bounding set is emptied where it may be: -z commands
  * and the removal of old files (which run in mgdump or its children) get no
  * capability, whoever mgdump runs as.
+ *
+ * The give-back also reads the record of the take in the records' directory
+ * (/run/mgcap/hwtstamp, the group mgcap's with the packages): -Z's user
+ * must be able to open it, as a member of mgcap can.  Another user leaves
+ * the stamping to `mgcap hwtstamp DEV restore`.  A record root wrote stays
+ * after the give-back (the directory is sticky), harmless: the next take
+ * finds it no longer holds and replaces it.
  */
 #include <cap-ng.h>
 #include <errno.h>
