@@ -13,7 +13,9 @@
 #      demand and used by tcpdump and mgdump (on the others, what differs by
 #      kernel ran on the build tree just before, and DKMS's module for each
 #      is checked by its vermagic in step 2);
-#   5. purge leaves nothing of the packages behind.
+#   5. purge keeps the recordings (with their user and group), and leaves
+#      nothing else of the packages behind; where none are left, not even
+#      those (the postrm again, on an empty directory).
 set -eu
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -70,15 +72,28 @@ per_kernel="$per_kernel t_tcpdump_every_frame_with_adapter_stamps t_mgdump_every
 [ -z "$others" ] || KERNELS=$others MGCAP_VM_TESTS=$per_kernel installed_vm_tests
 
 step "5. purge"
+# a recording, as mgdump@.service leaves them: purge must keep it
+kept=/var/lib/mgcap/purge-keeps-this.pcapng
+echo recording >"$kept" && chown mgdump:mgcap "$kept" && chmod 0640 "$kept" ||
+	fail "cannot put a recording in /var/lib/mgcap"
 # (dpkg: apt knows no package it never installed, such as the opt-in one)
 dpkg --purge $pkgs libpcap0.8-mgcap-system >"$debs/purge.log" 2>&1 ||
 	{ cat "$debs/purge.log"; fail "purge"; }
 left=$(dpkg -l $pkgs libpcap0.8-mgcap-system 2>/dev/null | grep '^[a-z][a-z] ' | grep -v '^un ' || true)
 [ -z "$left" ] || fail "dpkg still knows: $left"
+[ "$(cat "$kept" 2>/dev/null)" = recording ] || fail "purge removed the recordings ($kept)"
+grep -q "purge keeps the recordings in /var/lib/mgcap" "$debs/purge.log" ||
+	fail "purge did not say it kept the recordings: $(cat "$debs/purge.log")"
+getent passwd mgdump >/dev/null && getent group mgcap >/dev/null ||
+	fail "purge removed the user or group the recordings belong to"
+# the recordings gone, the postrm again: the directory, the user and the group go
+rm -f "$kept"
+sh debian/mgcap.postrm purge || fail "mgcap.postrm purge on an empty /var/lib/mgcap"
 for f in /usr/src/mgcap-"$version" /var/lib/dkms/mgcap /var/lib/mgcap /etc/default/mgdump \
 	/lib/udev/rules.d/60-mgcap.rules /etc/ld.so.conf.d/00-mgcap-libpcap.conf \
 	/usr/lib/x86_64-linux-gnu/mgcap $(ls -d /lib/modules/*/updates/dkms/mgcap.ko* 2>/dev/null); do
 	[ ! -e "$f" ] || fail "purge left $f"
 done
 ! getent group mgcap >/dev/null || fail "purge left the group mgcap"
+! getent passwd mgdump >/dev/null || fail "purge left the user mgdump"
 echo "test-packages: all passed"

@@ -223,32 +223,81 @@ for what, change in (("set", lambda: time.clock_settime(clock, time.clock_gettim
 	rm -rf "$USERDIR"
 }
 
+# unit_setting NAME: the value of the unit's NAME= (the last one)
+unit_setting() { sed -n "s/^$1=//p" "$unit" | tail -n 1; }
+
 # The unit as systemd would run it (the VM has no systemd as PID 1): checked
-# by systemd-analyze, then its ExecStart with its environment, %I expanded.
+# by systemd-analyze (verify, and its exposure at most 2.0), then its
+# ExecStart with its environment, %I expanded, as its User= and Group=, with
+# its capabilities (ambient and bounding), no new privileges and its UMask=.
+# It records as its own user, keeping CAP_NET_ADMIN alone once the capture
+# is open; its -z command runs as that user; its files and their index are
+# readable by the group mgcap alone.
 t_mgdump_service_records() {
 	unit=/lib/systemd/system/mgdump@.service
 	systemd-analyze verify "mgdump@mgt0.service" >"$TMP/verify" 2>&1 ||
 		bad "systemd-analyze verify: $(cat "$TMP/verify")"
+	systemd-analyze security --offline=yes --no-pager "$unit" >"$TMP/security" 2>&1
+	exposure=$(sed -n 's/^.*Overall exposure level for [^ ]*: \([0-9.]*\) .*$/\1/p' "$TMP/security")
+	say "exposure: ${exposure:-none}"
+	awk -v e="${exposure:-99}" 'BEGIN { exit !(e <= 2.0) }' ||
+		bad "exposure '$exposure' above 2.0: $(grep '^✗' "$TMP/security")"
+	user=$(unit_setting User)
+	group=$(unit_setting Group)
+	caps=$(unit_setting AmbientCapabilities | tr 'A-Z ' 'a-z,' | sed 's/cap_//g')
+	bounding=$(unit_setting CapabilityBoundingSet | tr 'A-Z ' 'a-z,' | sed 's/cap_//g')
+	umask=$(unit_setting UMask)
+	[ "$user" = mgdump ] && [ "$group" = mgcap ] && [ "$umask" = 0027 ] ||
+		bad "the unit runs as '$user:$group', umask '$umask'"
+	getent passwd mgdump | grep -q ':/nonexistent:' || bad "user mgdump: $(getent passwd mgdump)"
+	id -nG mgdump | grep -qw mgcap || bad "mgdump is not in group mgcap: $(id mgdump)"
 	setup 2 || return 1
-	[ "$(stat -c '%U:%G %a' /var/lib/mgcap)" = "root:mgcap 750" ] ||
+	[ "$(stat -c '%U:%G %a' /var/lib/mgcap)" = "mgdump:mgcap 750" ] ||
 		bad "/var/lib/mgcap: $(stat -c '%U:%G %a' /var/lib/mgcap 2>&1)"
-	echo 'MGDUMP_OPTIONS="-c 2000"' >/etc/default/mgdump-mgt0
+	# -z: who it runs as, with which capabilities
+	chmod 0711 "$TMP" || return 1
+	printf '#!/bin/sh\n{ id -u; grep "^Cap" /proc/self/status; } >"$1.who"\n' >"$TMP/post" &&
+		chmod 0755 "$TMP/post" || return 1
+	echo "MGDUMP_OPTIONS=\"-c 2000 --index -z $TMP/post\"" >/etc/default/mgdump-mgt0
 	cmd=$(sed -n 's/^ExecStart=//p' "$unit" | sed 's/%I/mgt0/g')
 	env=$(sed -n 's/^Environment=//p' "$unit")
 	( eval "export $env"
 	  for f in $(sed -n 's/^EnvironmentFile=-//p' "$unit" | sed 's/%I/mgt0/g'); do
 		[ -f "$f" ] && { set -a; . "$f"; set +a; }
 	  done
-	  eval "exec timeout 120 $cmd" ) >"$TMP/service" 2>&1 &
+	  umask "$umask"
+	  eval "exec timeout 120 setpriv --reuid=$user --regid=$group --init-groups \
+		--inh-caps=-all,+$caps --ambient-caps=-all,+$caps --bounding-set=-all,+$bounding \
+		--no-new-privs $cmd" ) >"$TMP/service" 2>&1 &
 	service=$!
 	wait_node mgt0 there && wait_readers mgt0 || { cat "$TMP/service"; return 1; }
+	pid=$(pgrep -x mgdump | head -n 1)
+	[ -n "$pid" ] && [ "$(stat -c %U "/proc/$pid")" = mgdump ] ||
+		bad "the service's mgdump runs as $(stat -c %U "/proc/$pid" 2>&1)"
+	# CAP_NET_ADMIN alone (bit 12), to give the NIC's stamping back at the end
+	grep -q "^CapEff:[[:space:]]*0000000000001000$" "/proc/$pid/status" ||
+		bad "the service's mgdump keeps: $(grep '^Cap' "/proc/$pid/status" | tr '\n' ' ')"
 	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait $service || { cat "$TMP/service"; bad "the service's mgdump failed"; }
-	files=$(ls /var/lib/mgcap/mgt0.pcapng* | grep -v '\.idx$')
+	files=$(ls /var/lib/mgcap/mgt0.pcapng* | grep -v '\.\(idx\|who\)$')
 	say "the unit wrote $(echo $files)"
 	# one interface per queue, each in order (the file is not merged)
 	$PCAPCHECK $files --queues 2 --count 1000 --unmerged || bad "frames"
+	for f in $files $(echo "$files" | sed 's/$/.idx/'); do
+		[ "$(stat -c '%U:%G %a' "$f")" = "mgdump:mgcap 640" ] ||
+			bad "$f: $(stat -c '%U:%G %a' "$f" 2>&1), not mgdump:mgcap 640"
+	done
+	# the group may read them, nobody else
+	as_user mgcap capinfos $files >/dev/null 2>&1 || bad "the group mgcap cannot read $files"
+	as_user nogroup capinfos $files >/dev/null 2>&1 && bad "a user outside group mgcap read $files"
+	for f in $files; do
+		[ "$(head -n 1 "$f.who" 2>/dev/null)" = "$(id -u mgdump)" ] ||
+			bad "-z ran as uid '$(head -n 1 "$f.who" 2>&1)', not mgdump's"
+		! grep "^Cap" "$f.who" | grep -qv '0000000000000000$' ||
+			bad "-z had capabilities: $(grep '^Cap' "$f.who" | tr '\n' ' ')"
+	done
 	rm -f /etc/default/mgdump-mgt0 /var/lib/mgcap/mgt0.pcapng*
+	rm -rf "$USERDIR"
 }
 
 run_suite "$@"

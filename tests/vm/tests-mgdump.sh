@@ -13,6 +13,8 @@ ALL_TESTS="
 	t_mgdump_to_stdout
 	t_mgdump_stops_cleanly_on_sigint
 	t_mgdump_bad_input
+	t_mgdump_s_0_records_whole_frames
+	t_mgdump_Z_runs_as_the_user_with_one_capability
 	t_mgdump_decapsulates_erspan
 	t_mgdump_buffer_absorbs_a_stalled_writer
 	t_mgdump_waits_out_a_full_disk
@@ -23,7 +25,9 @@ USER_SPACE_TESTS="
 	t_mgdump_rotation_loses_nothing t_mgdump_rotation_by_time_with_a_command_per_file
 	t_mgdump_killed_leaves_only_complete_files t_mgdump_keeps_its_files_under_max_disk_and_max_age
 	t_mgdump_tells_systemd_it_is_ready_and_alive t_mgdump_to_stdout t_mgdump_stops_cleanly_on_sigint
-	t_mgdump_bad_input t_mgdump_decapsulates_erspan t_mgdump_buffer_absorbs_a_stalled_writer
+	t_mgdump_bad_input t_mgdump_s_0_records_whole_frames
+	t_mgdump_Z_runs_as_the_user_with_one_capability
+	t_mgdump_decapsulates_erspan t_mgdump_buffer_absorbs_a_stalled_writer
 	t_mgdump_waits_out_a_full_disk t_mgdump_on_any_libpcap_device
 	t_mgcap_extract_reads_only_what_the_index_points_to
 "
@@ -327,7 +331,12 @@ t_mgdump_bad_input() {
 	refused "no output" -i mgt0
 	refused "'0' for -C" -i mgt0 -w "$TMP/x" -C 0
 	refused "-W needs -C" -i mgt0 -w "$TMP/x" -W 3
-	refused "'0' for -s" -i mgt0 -w "$TMP/x" -s 0
+	refused "'x' for -s" -i mgt0 -w "$TMP/x" -s x
+	refused "-Z nosuchuser0: no such user" -i mgt0 -w "$TMP/x" -Z nosuchuser0
+	# tcpdump's and dumpcap's options that mean something else: what to type instead
+	refused "-F is not mgdump's: mgdump writes pcapng; give the filter after" -i mgt0 -w "$TMP/x" -F f
+	refused "-b is not mgdump's: for dumpcap's ring buffer: -C MB" -i mgt0 -w "$TMP/x" -b filesize:1000
+	refused "-r is not mgdump's" -r "$TMP/x"
 	refused "'a' for --cpus" -i mgt0 -w "$TMP/x" --cpus a
 	refused "CPU 1000 (--cpus)" -i mgt0 -w "$TMP/x" --cpus 0,1000
 	refused "CPU 999 (--writer-cpu)" -i mgt0 -w "$TMP/x" --writer-cpu 999
@@ -336,6 +345,72 @@ t_mgdump_bad_input() {
 	refused "bad filter" -i mgt0 -w "$TMP/x" "not-a-filter(("
 	refused "--index writes files, not standard output" -i mgt0 -w - --index
 	[ ! -e "$TMP/x" ] || bad "a refused mgdump left $TMP/x"
+}
+
+# -s 0 is the whole frame, as to tcpdump and dumpcap (262144 bytes, the
+# default); -n, tcpdump's habit, is accepted and changes nothing
+t_mgdump_s_0_records_whole_frames() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	echo 1500 >/sys/class/net/mgt0/mgtestnic/frame_len || return 1
+	timeout 120 $MGDUMP -n -i mgt0 -s 0 -w "$TMP/out.pcapng" -c 2000 -q >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || { cat "$TMP/d"; return 1; }
+	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $dump || { bad "mgdump -s 0: $(cat "$TMP/d")"; return 1; }
+	# every frame whole: 1500 bytes captured of 1500, the interfaces' snaplen 262144
+	$PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 1000 --snaplen 262144 --unmerged || return 1
+	capinfos -z "$TMP/out.pcapng" | grep -q "Average packet size: *1500\.00 bytes" ||
+		bad "frames of $(capinfos -z "$TMP/out.pcapng" | grep 'Average packet size'), not 1500"
+}
+
+# capset_of PID SET: the hexadecimal capability set (CapEff, CapBnd...) of PID
+capset_of() { sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status"; }
+
+# As root with -Z nobody, as tcpdump: the capture opened (started, the
+# NIC's stamping taken for adapter stamps) as root, then nobody, its files
+# nobody's, with CAP_NET_ADMIN alone (bit 12), which gives the stamping
+# back at the end; its -z commands run as nobody with no capability at all.
+t_mgdump_Z_runs_as_the_user_with_one_capability() {
+	setup 2 || return 1
+	before=$($MGCAP hwtstamp mgt0 show | grep "current receive filter")
+	# nobody's: the recording directory, and a way through $TMP to it and the command
+	chmod 0711 "$TMP" && mkdir "$TMP/rec" && chown nobody "$TMP/rec" || return 1
+	printf '#!/bin/sh
+{ id -u; grep "^Cap" /proc/self/status; } >"$1.who"
+' >"$TMP/post" &&
+		chmod 0755 "$TMP/post" || return 1
+	timeout 120 $MGDUMP -i mgcap:mgt0 -Z nobody -C 1 -z "$TMP/post" -w "$TMP/rec/z.pcapng" \
+		--index -c 8000 -q >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || { cat "$TMP/d"; return 1; }
+	pid=$(pgrep -x mgdump | head -n 1)
+	[ -n "$pid" ] || { bad "no mgdump process: $(cat "$TMP/d")"; return 1; }
+	[ "$(awk '/^Uid:/ { print $2 $3 $4 $5 }' "/proc/$pid/status")" = 65534655346553465534 ] ||
+		bad "mgdump runs as $(grep '^Uid:' "/proc/$pid/status")"
+	[ "$(capset_of "$pid" CapEff)" = 0000000000001000 ] &&
+		[ "$(capset_of "$pid" CapPrm)" = 0000000000001000 ] ||
+		bad "mgdump's capabilities: $(grep '^Cap' "/proc/$pid/status" | tr '\n' ' ')"
+	[ "$(capset_of "$pid" CapBnd)" = 0000000000000000 ] &&
+		[ "$(capset_of "$pid" CapAmb)" = 0000000000000000 ] ||
+		bad "mgdump's bounding or ambient set: $(grep '^Cap' "/proc/$pid/status" | tr '\n' ' ')"
+	$MGCAP hwtstamp mgt0 show | grep -q "current receive filter: all" ||
+		bad "no adapter stamps taken: $($MGCAP hwtstamp mgt0 show)"
+	echo "all 4000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait $dump || { bad "mgdump -Z nobody: $(cat "$TMP/d")"; return 1; }
+	files=$(ls "$TMP"/rec/z.pcapng* | grep -v '\.\(idx\|who\)$')
+	say "files: $(echo $files)"
+	$PCAPCHECK $files --queues 2 --count 4000 --unmerged || return 1
+	for f in $files; do
+		[ "$(stat -c %U "$f")" = nobody ] && [ "$(stat -c %U "$f.idx")" = nobody ] ||
+			bad "$f: $(stat -c %U "$f" "$f.idx" | tr '\n' ' ')"
+		[ -f "$f.who" ] || { bad "-z did not run for $f"; continue; }
+		[ "$(head -n 1 "$f.who")" = 65534 ] || bad "-z ran as uid $(head -n 1 "$f.who")"
+		! grep "^Cap" "$f.who" | grep -qv '0000000000000000$' ||
+			bad "-z had capabilities: $(grep '^Cap' "$f.who" | tr '\n' ' ')"
+	done
+	# CAP_NET_ADMIN did its one job: the stamping given back as it was found
+	[ "$($MGCAP hwtstamp mgt0 show | grep "current receive filter")" = "$before" ] ||
+		bad "stamping not given back: $($MGCAP hwtstamp mgt0 show) (before: $before)"
 }
 
 t_mgdump_decapsulates_erspan() {

@@ -21,10 +21,10 @@ sbin_PROGRAMS += tools/mgdump/mgdump
 tools_mgdump_mgdump_SOURCES = tools/mgdump/mgdump.h tools/mgdump/main.c tools/mgdump/options.c \
 	tools/mgdump/sources.c tools/mgdump/readers.c tools/mgdump/writer.c tools/mgdump/stats.c \
 	tools/mgdump/counters.c tools/mgdump/run.c tools/mgdump/run.h tools/mgdump/service.c \
-	tools/mgdump/service.h
+	tools/mgdump/service.h tools/mgdump/privileges.c tools/mgdump/privileges.h
 tools_mgdump_mgdump_CPPFLAGS = $(MGDUMP_CPPFLAGS)
-tools_mgdump_mgdump_CFLAGS = $(AM_CFLAGS) $(SYSTEMD_CFLAGS)
+tools_mgdump_mgdump_CFLAGS = $(AM_CFLAGS) $(SYSTEMD_CFLAGS) $(CAPNG_CFLAGS)
 tools_mgdump_mgdump_LDADD = tools/mgdump/libmgdump.a $(LIBMGCAPFILE) $(LIBMGCAPCLI) $(LIBMGCAP) \
-	-lpcap -lpthread -ldl $(SYSTEMD_LIBS)
+	-lpcap -lpthread -ldl $(SYSTEMD_LIBS) $(CAPNG_LIBS)
 # installed, it finds the mgcap libpcap by itself; in the build tree, use mgcap-run
 tools_mgdump_mgdump_LDFLAGS = -Wl,-rpath,$(pcapdir)

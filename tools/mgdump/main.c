@@ -11,6 +11,7 @@
 #include "mgcap_adapter.h"
 #include "mgcap_time.h"
 #include "mgdump.h"
+#include "privileges.h"
 #include "service.h"
 
 /* A finished file: its -z command, then (or else at once) its place among the files kept. */
@@ -59,7 +60,7 @@ int main(int argc, char **argv)
 	struct dump_output out;
 	struct sigaction sa;
 	size_t i, started = 0;
-	int ret;
+	int ret, stamping_owed = 0;
 
 	if (mgdump_parse_args(argc, argv))
 		return 2;
@@ -77,6 +78,14 @@ int main(int argc, char **argv)
 	/* POSIX's way to take a function from dlsym() */
 	*(void **)&tstamp_report = dlsym(RTLD_DEFAULT, MGCAP_TSTAMP_REPORT_SYMBOL);
 	if (mgdump_open_readers())
+		return 1;
+	/*
+	 * As tcpdump: the capture opened, the files are made as -Z's user,
+	 * with what is left of the privileges (privileges.c)
+	 */
+	for (i = 0; i < nreaders; i++)
+		stamping_owed |= readers[i].mgcap && readers[i].tstamp_type != PCAP_TSTAMP_HOST;
+	if (mgdump_drop_privileges(cfg.user, stamping_owed))
 		return 1;
 	memset(&out, 0, sizeof(out));
 	out.path = cfg.path;

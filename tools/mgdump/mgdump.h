@@ -32,12 +32,13 @@ struct mgdump_config {
 	size_t ndevs;
 	int mgcap_only[MGCAP_MAX_DEVICES];	/* -i mgcap:DEV */
 	const char *postrotate;		/* -z */
+	const char *user;		/* -Z: NULL, stay who it is */
 	const char *stats_path, *prometheus_path;	/* --stats, --prometheus */
 	uint64_t max_disk_bytes, max_age_s;	/* --max-disk (or its percent), --max-age */
 	uint32_t max_disk_percent;
 	uint64_t rotate_bytes, buffer_bytes, count;
 	uint32_t keep, rotate_seconds, duration_s, snaplen;
-	int merged, writer_cpu, quiet, decap, index;
+	int merged, writer_cpu, quiet, decap, index, no_promisc, numeric;
 	int tstamp;		/* PCAP_TSTAMP_*; -1: adapter where the NIC has a clock */
 	int cpus[MAX_READERS], ncpus;
 };

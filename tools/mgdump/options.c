@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* mgdump's options: one table parses them, prints --help and makes the man page. */
 #include <pcap/pcap.h>
+#include <pwd.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,17 @@ static int parse_max_disk(const char *arg, void *dest)
 	return mgcap_parse_size(arg, &c->max_disk_bytes) || !c->max_disk_bytes ? -1 : 0;
 }
 
+/* -s: 0 or more than libpcap keeps is the whole frame, as to tcpdump and dumpcap */
+static int parse_snaplen(const char *arg, void *dest)
+{
+	uint32_t snaplen;
+
+	if (mgcap_parse_u32(arg, 0, UINT32_MAX, &snaplen))
+		return -1;
+	*(uint32_t *)dest = !snaplen || snaplen > MGDUMP_SNAPLEN_MAX ? MGDUMP_SNAPLEN_MAX : snaplen;
+	return 0;
+}
+
 static int parse_max_age(const char *arg, void *dest)
 {
 	return mgcap_parse_duration(arg, dest) || !*(uint64_t *)dest ? -1 : 0;
@@ -133,13 +145,19 @@ static const struct tool_option mgdump_options[] = {
 	  .type = TOOL_OPT_FUNC, .dest = &cfg.max_age_s, .parse = parse_max_age },
 	{ OPT_INDEX, "index", NULL, "an index beside each file, FILE.idx, for mgcap-extract(1)",
 	  .type = TOOL_OPT_FLAG, .dest = &cfg.index },
-	{ 's', "snaplen", "SNAPLEN", "bytes kept of each packet (default: all of it, 262144)",
-	  .type = TOOL_OPT_U32, .dest = &cfg.snaplen, .min = 1, .max = MGDUMP_SNAPLEN_MAX },
+	{ 's', "snaplen", "SNAPLEN", "bytes kept of each packet (default, and 0: all of it, 262144)",
+	  .type = TOOL_OPT_FUNC, .dest = &cfg.snaplen, .parse = parse_snaplen },
+	{ 'p', "no-promiscuous-mode", NULL, "leave the device out of promiscuous mode",
+	  .type = TOOL_OPT_FLAG, .dest = &cfg.no_promisc },
+	{ 'n', "numeric", NULL, "accepted, as tcpdump's -n: mgdump looks up no names",
+	  .type = TOOL_OPT_FLAG, .dest = &cfg.numeric },
+	{ 'Z', "relinquish-privileges", "USER", "once the capture is open, run as USER (its uid, gid and groups), as tcpdump's -Z",
+	  .type = TOOL_OPT_STRING, .dest = &cfg.user },
 	{ 'c', "count", "COUNT", "stop after COUNT packets",
 	  .type = TOOL_OPT_U64, .dest = &cfg.count, .min = 1, .max = UINT32_MAX },
 	{ OPT_DURATION, "duration", "SECONDS", "stop after SECONDS seconds",
 	  .type = TOOL_OPT_U32, .dest = &cfg.duration_s, .min = 1, .max = 10000000 },
-	{ 'B', "buffer-size", "MB", "buffer between the readers and the writer (default 256)",
+	{ 'B', "buffer-size", "MiB", "buffer between the readers and the writer, in MiB as dumpcap's -B (default 256)",
 	  .type = TOOL_OPT_U64, .dest = &cfg.buffer_bytes, .min = 1, .max = 65536,
 	  .scale = 1 << 20 },
 	{ 'd', "decapsulate", NULL, "write the frame inside ERSPAN packets (types I, II, III)",
@@ -197,6 +215,13 @@ static const struct tool_help mgdump_help = {
 		 "in turn): 8 to 9 % more than the rest of a 64-byte packet's recording,\n"
 		 "which is why it is asked for.\n"
 		 "\n"
+		 "Privileges: once its capture is open, mgdump lets go of every capability\n"
+		 "but CAP_NET_ADMIN, kept where it took a NIC's time stamping for adapter\n"
+		 "stamps, to give it back at the end; as root with -Z, it runs as USER from\n"
+		 "then on, its files and their -z commands too (a member of the group\n"
+		 "mgcap, to give the stamping back: another leaves it to mgcap hwtstamp DEV\n"
+		 "restore).  -z commands and the removal of old files get no capability.\n"
+		 "\n"
 		 "Exit status: 0 when it stopped as asked (-c, -W with -G, --duration,\n"
 		 "SIGINT, SIGTERM), 1 when capturing or writing failed, 2 for bad arguments.",
 };
@@ -234,10 +259,45 @@ static int join_filter(int argc, char **argv, int first)
 	return 0;
 }
 
+/*
+ * tcpdump's and dumpcap's options that mean something else here, or
+ * nothing: refused with what to type instead.
+ */
+static const struct {
+	const char *option, *instead;
+} foreign_options[] = {
+	{ "-F", "mgdump writes pcapng; give the filter after the options: mgdump -i DEV -w FILE 'tcp port 80'" },
+	{ "-r", "mgdump records; to read a file: tcpdump -r FILE, or mgcap-extract FILE" },
+	{ "-b", "for dumpcap's ring buffer: -C MB (file size), -G SECONDS (duration), -W N (files)" },
+	{ "-a", "for dumpcap's autostop: -c COUNT, --duration SECONDS, -C MB -W 1" },
+	{ "-P", "mgdump writes pcapng only" },
+	{ "-K", "mgdump does not check checksums; it records frames as they came" },
+	{ "-y", "mgdump records each device's own link type" },
+	{ "-j", "mgdump's time stamps: --tstamp adapter, adapter_unsynced or host" },
+};
+
+static int refuse_foreign(int argc, char **argv)
+{
+	size_t k;
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		for (k = 0; k < sizeof(foreign_options) / sizeof(foreign_options[0]); k++)
+			if (!strcmp(argv[i], foreign_options[k].option)) {
+				fprintf(stderr, "mgdump: %s is not mgdump's: %s\n", argv[i],
+					foreign_options[k].instead);
+				return -1;
+			}
+	return 0;
+}
+
 int mgdump_parse_args(int argc, char **argv)
 {
-	int first = tool_parse_options(argc, argv, &mgdump_help), i;
+	int first, i;
 
+	if (refuse_foreign(argc, argv))
+		return -1;
+	first = tool_parse_options(argc, argv, &mgdump_help);
 	if (first < 0)
 		return -1;
 	if (!cfg.ndevs || !cfg.path) {
@@ -277,6 +337,10 @@ int mgdump_parse_args(int argc, char **argv)
 	    (cfg.max_disk_bytes || cfg.max_disk_percent || cfg.max_age_s)) {
 		fprintf(stderr, "mgdump: -W keeps a ring of files; --max-disk and --max-age go with -G "
 			"or -C alone\n");
+		return -1;
+	}
+	if (cfg.user && !getpwnam(cfg.user)) {
+		fprintf(stderr, "mgdump: -Z %s: no such user\n", cfg.user);
 		return -1;
 	}
 	if (join_filter(argc, argv, first))

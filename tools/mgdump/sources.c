@@ -107,7 +107,7 @@ static pcap_t *open_source(struct reader *r, const char *name, char *err)
 		return NULL;
 	pcap_set_snaplen(p, (int)cfg.snaplen);
 	pcap_set_timeout(p, 100);
-	pcap_set_promisc(p, 1);
+	pcap_set_promisc(p, !cfg.no_promisc);
 	pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
 	type = wanted_tstamp(p, name);
 	r->tstamp_type = PCAP_TSTAMP_HOST;
