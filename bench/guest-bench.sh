@@ -133,7 +133,7 @@ start_contender() {
 # reader_count tcpdump|mgdump: the packets it says it kept, in $OUT/reader.txt
 reader_count() {
 	case $1 in
-	tcpdump) sed -n 's/^\([0-9]*\) packets captured.*/\1/p' "$OUT/reader.txt" ;;
+	tcpdump) sed -n 's/^\([0-9]*\) packets\{0,1\} captured.*/\1/p' "$OUT/reader.txt" ;;
 	mgdump) sed -n 's/^mgdump: \([0-9]*\) packets written.*/\1/p' "$OUT/reader.txt" ;;
 	esac
 }

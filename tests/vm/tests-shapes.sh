@@ -20,9 +20,10 @@ USER_SPACE_TESTS="
 
 # tcpdump's own count at its end: tcpdump_count NAME captured|dropped
 tcpdump_count() {
+	# ("1 packet dropped by kernel": tcpdump counts in the singular too)
 	case $2 in
-	captured) awk '/packets captured/ {print $1}' "$TMP/$1" ;;
-	dropped) awk '/packets dropped by kernel/ {print $1}' "$TMP/$1" ;;
+	captured) awk '/packets? captured/ {print $1}' "$TMP/$1" ;;
+	dropped) awk '/packets? dropped by kernel/ {print $1}' "$TMP/$1" ;;
 	esac
 }
 
