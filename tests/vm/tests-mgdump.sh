@@ -358,7 +358,7 @@ t_mgdump_s_0_records_whole_frames() {
 	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait $dump || { bad "mgdump -s 0: $(cat "$TMP/d")"; return 1; }
 	# every frame whole: 1500 bytes captured of 1500, the interfaces' snaplen 262144
-	$PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 1000 --snaplen 262144 --unmerged || return 1
+	$PCAPCHECK "$TMP/out.pcapng" --queues 2 --count 1000 --frame-len 1500 --snaplen 262144 --unmerged || return 1
 	capinfos -z "$TMP/out.pcapng" | grep -q "Average packet size: *1500\.00 bytes" ||
 		bad "frames of $(capinfos -z "$TMP/out.pcapng" | grep 'Average packet size'), not 1500"
 }
