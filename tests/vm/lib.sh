@@ -71,6 +71,12 @@ setup() {	# setup [QUEUES [DEVICES]]
 # (a program started under emulation costs about half a second: what is
 # not there is not asked to go)
 teardown() {
+	# a reader a failed test left running would keep mgcap loaded for the next
+	readers_left=$(find /proc/[0-9]*/fd -lname '/dev/mgcap/*' 2>/dev/null | cut -d/ -f3 | sort -u)
+	if [ -n "$readers_left" ]; then
+		kill $readers_left 2>/dev/null
+		wait_for 10000 "the readers a test left to end" no_reader_left
+	fi
 	for ns in /run/netns/*; do [ -e "$ns" ] && ip netns del "${ns##*/}"; done
 	[ -e /sys/class/net/br0 ] && ip link del br0 2>/dev/null
 	for m in mgcap mgtestnic; do [ -e /sys/module/$m ] && rmmod $m 2>/dev/null; done
@@ -112,15 +118,16 @@ readers_on() {	# readers_on DEV N: every queue of DEV has N readers or more
 			END {exit few}'
 }
 
-# wait_text FILE TEXT: until FILE shows TEXT; 30 s at most, as wait_node in
-# installed-packages.sh (a user's tshark under emulation has taken more than
-# 10 s to start capturing), then it says what FILE shows
+# wait_text FILE TEXT: until FILE shows TEXT; 60 s at most (a user's
+# tshark under emulation has taken more than 30 s to start capturing), then
+# it says what FILE shows
 wait_text() {
-	wait_for 30000 "'$2' in $1" shows "$1" "$2" ||
+	wait_for 60000 "'$2' in $1" shows "$1" "$2" ||
 		{ sed 's/^/      /' "$1"; return 1; }
 }
 
 shows() { grep -q "$2" "$1" 2>/dev/null; }	# shows FILE TEXT
+no_reader_left() { [ -z "$(find /proc/[0-9]*/fd -lname '/dev/mgcap/*' 2>/dev/null)" ]; }
 
 wait_end() {	# wait_end NAME: its exit status
 	eval "wait \$pid_$1"
