@@ -244,8 +244,9 @@ t_mgdump_service_records() {
 		bad "exposure '$exposure' above 2.0: $(grep '^✗' "$TMP/security")"
 	user=$(unit_setting User)
 	group=$(unit_setting Group)
-	caps=$(unit_setting AmbientCapabilities | tr 'A-Z ' 'a-z,' | sed 's/cap_//g')
-	bounding=$(unit_setting CapabilityBoundingSet | tr 'A-Z ' 'a-z,' | sed 's/cap_//g')
+	# as setpriv takes them: +net_admin,+net_raw
+	caps=$(unit_setting AmbientCapabilities | tr 'A-Z ' 'a-z,' | sed 's/cap_/+/g')
+	bounding=$(unit_setting CapabilityBoundingSet | tr 'A-Z ' 'a-z,' | sed 's/cap_/+/g')
 	umask=$(unit_setting UMask)
 	[ "$user" = mgdump ] && [ "$group" = mgcap ] && [ "$umask" = 0027 ] ||
 		bad "the unit runs as '$user:$group', umask '$umask'"
@@ -267,7 +268,7 @@ t_mgdump_service_records() {
 	  done
 	  umask "$umask"
 	  eval "exec timeout 120 setpriv --reuid=$user --regid=$group --init-groups \
-		--inh-caps=-all,+$caps --ambient-caps=-all,+$caps --bounding-set=-all,+$bounding \
+		--inh-caps=-all,$caps --ambient-caps=-all,$caps --bounding-set=-all,$bounding \
 		--no-new-privs $cmd" ) >"$TMP/service" 2>&1 &
 	service=$!
 	wait_node mgt0 there && wait_readers mgt0 || { cat "$TMP/service"; return 1; }
