@@ -8,7 +8,12 @@
 #include "mgcap_nl.h"
 #include "mgcap_open.h"
 
-#define NODE_GROUP_WAIT_MS	1000
+/*
+ * How long a reader that started a capture waits for udev to give its new
+ * nodes to the group mgcap: an emulated guest's udev took more than 1 s
+ * while mgdump@.service's user waited for its queues.
+ */
+#define NODE_GROUP_WAIT_MS	5000
 
 /* Keeps @ifname's of the @n nodes at the front of @nodes: their count. */
 static int keep_device(struct mgcap_queue_node *nodes, int n, const char *ifname)
