@@ -11,9 +11,11 @@
 /*
  * How long a reader that started a capture waits for udev to give its new
  * nodes to the group mgcap: an emulated guest's udev took more than 1 s
- * while mgdump@.service's user waited for its queues.
+ * while mgdump@.service's user waited for its queues.  Below the 5 s a
+ * capture started for its readers waits for the first (a refused reader
+ * then learns why, before the capture goes).
  */
-#define NODE_GROUP_WAIT_MS	5000
+#define NODE_GROUP_WAIT_MS	3000
 
 /* Keeps @ifname's of the @n nodes at the front of @nodes: their count. */
 static int keep_device(struct mgcap_queue_node *nodes, int n, const char *ifname)
