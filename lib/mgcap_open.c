@@ -1,21 +1,26 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "mgcap_nl.h"
 #include "mgcap_open.h"
 
 /*
  * How long a reader that started a capture waits for udev to give its new
- * nodes to the group mgcap: an emulated guest's udev took more than 1 s
- * while mgdump@.service's user waited for its queues.  Below the 5 s a
- * capture started for its readers waits for the first (a refused reader
- * then learns why, before the capture goes).
+ * nodes to the group mgcap (a user with CAP_NET_ADMIN alone, as
+ * mgdump@.service's, may open them only then): only while udev has not
+ * handled them yet, which in an emulated guest took more than 3 s.  Below
+ * the 15 s a capture started for its readers waits for the first (a
+ * refused reader then learns why, before the capture goes).
  */
-#define NODE_GROUP_WAIT_MS	3000
+#define NODE_UDEV_WAIT_MS	10000
 
 /* Keeps @ifname's of the @n nodes at the front of @nodes: their count. */
 static int keep_device(struct mgcap_queue_node *nodes, int n, const char *ifname)
@@ -75,6 +80,23 @@ int mgcap_device_queues(const char *ifname, int start, uint64_t ring_size,
 	return n;
 }
 
+/*
+ * Whether udev may still change @devnode's owner and mode: udevd runs and
+ * has not recorded the device in its database yet (where libudev's
+ * udev_device_get_is_initialized() looks; udevd writes it after it applied
+ * the rules' GROUP and MODE).
+ */
+static bool udev_pending(const char *devnode)
+{
+	char db[64];
+	struct stat st;
+
+	if (access("/run/udev/control", F_OK) != 0 || stat(devnode, &st) != 0)
+		return false;
+	snprintf(db, sizeof(db), "/run/udev/data/c%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	return access(db, F_OK) != 0;
+}
+
 int mgcap_open_queue(struct mgcap_reader *r, const char *devnode, int just_created,
 		     struct mgcap_error *e)
 {
@@ -82,9 +104,12 @@ int mgcap_open_queue(struct mgcap_reader *r, const char *devnode, int just_creat
 	int waited_ms;
 
 	for (waited_ms = 0;; waited_ms += 10) {
+		/* asked before the open: a refusal after udev was done is final */
+		bool pending = just_created && udev_pending(devnode);
+
 		if (mgcap_reader_open(r, devnode, err, sizeof(err)) == 0)
 			return 0;
-		if (!just_created || errno != EACCES || waited_ms >= NODE_GROUP_WAIT_MS)
+		if (!pending || errno != EACCES || waited_ms >= NODE_UDEV_WAIT_MS)
 			return mgcap_fail(e, errno, "%s", err);
 		usleep(10000);
 	}

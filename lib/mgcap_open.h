@@ -29,8 +29,8 @@ int mgcap_device_queues(const char *ifname, int start, uint64_t ring_size,
 /*
  * Opens and maps the queue @devnode.  A node created a moment ago
  * (@just_created) belongs to root until udev has given it to the capture
- * group (the packages' rule): a second's wait for that before EACCES is the
- * answer.  0, or -1 with @e (errno EACCES/EPERM when not permitted).
+ * group (the packages' rule): while udev has not handled it yet, EACCES
+ * is waited out (10 s at most).  0, or -1 with @e (errno EACCES/EPERM when not permitted).
  */
 int mgcap_open_queue(struct mgcap_reader *r, const char *devnode, int just_created,
 		     struct mgcap_error *e);

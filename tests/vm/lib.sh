@@ -113,7 +113,7 @@ wait_readers() {	# wait_readers DEV [N]: until every queue of DEV has N readers 
 }
 readers_on() {	# readers_on DEV N: every queue of DEV has N readers or more
 	# queue lines of the table end in the node; their 7th column counts readers
-	W_show=$($MGCAP show "$1") && [ -n "$W_show" ] &&
+	W_show=$($MGCAP show "$1" 2>&1) && [ -n "$W_show" ] &&
 		echo "$W_show" | awk -v n="$2" '$NF ~ "^/dev/mgcap/" && $7 < n {few = 1}
 			END {exit few}'
 }
