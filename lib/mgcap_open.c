@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "mgcap_nl.h"
 #include "mgcap_open.h"
@@ -81,20 +79,17 @@ int mgcap_device_queues(const char *ifname, int start, uint64_t ring_size,
 }
 
 /*
- * Whether udev may still change @devnode's owner and mode: udevd runs and
- * has not recorded the device in its database yet (where libudev's
- * udev_device_get_is_initialized() looks; udevd writes it after it applied
- * the rules' GROUP and MODE).
+ * Whether udev may still give @devnode to the capture group: udevd runs and
+ * the node is still as devtmpfs made it (root's, mode 0600).  (Not udev's
+ * database: the record of an earlier node of the same number may still be
+ * there, its removal queued behind the new node's rules.)
  */
 static bool udev_pending(const char *devnode)
 {
-	char db[64];
 	struct stat st;
 
-	if (access("/run/udev/control", F_OK) != 0 || stat(devnode, &st) != 0)
-		return false;
-	snprintf(db, sizeof(db), "/run/udev/data/c%u:%u", major(st.st_rdev), minor(st.st_rdev));
-	return access(db, F_OK) != 0;
+	return access("/run/udev/control", F_OK) == 0 && stat(devnode, &st) == 0 &&
+	       st.st_uid == 0 && st.st_gid == 0 && (st.st_mode & 07777) == 0600;
 }
 
 int mgcap_open_queue(struct mgcap_reader *r, const char *devnode, int just_created,

@@ -10,10 +10,11 @@
  *
  * Normal mode reads while the generators run: all K frames of every queue
  * must arrive exactly once, in order, and nothing may be dropped.  The
- * generators are asked for at most a ring's worth at a time, the next once
- * this reader read them: that the reader keeps up is the scheduler's doing
- * (a preempted reader of a full ring loses frames, by design), not the
- * ring's, so a run checks the ring wrapping under a concurrent reader.
+ * generators are asked for no more than a ring holds beyond what this
+ * reader read, topped up as it reads, so they run on while it keeps up:
+ * that it keeps up is the scheduler's doing (a preempted reader of a full
+ * ring loses frames, by design), not the ring's, so a run checks the ring
+ * wrapping under a concurrent reader.
  * --stall reads only after the generators finished: what was kept must be
  * the first frames, unbroken (with --frame-len imix: in order, gaps allowed
  * after the first drop), and generated == captured + dropped.
@@ -226,6 +227,23 @@ static uint64_t ring_worth(const struct opts *o, const struct mgcap_reader *r)
 	return r->info.data_size / largest ? r->info.data_size / largest : 1;
 }
 
+/*
+ * Asks every generator for more, up to @worth beyond @seen (what the
+ * slowest queue's reader read) and the run's count, once a quarter of
+ * @worth is to be had: *@asked is what they were asked for in all.
+ * Whether it asked.
+ */
+static int top_up(const struct opts *o, uint64_t *asked, uint64_t seen, uint64_t worth)
+{
+	uint64_t upto = seen + worth < o->count ? seen + worth : o->count;
+
+	if (upto <= *asked || (upto - *asked < worth / 4 && upto < o->count))
+		return 0;
+	write_sysfs(o->dev, "generate", "all %" PRIu64, upto - *asked);
+	*asked = upto;
+	return 1;
+}
+
 static void get_stats(struct queue_state *qs, struct mgcap_queue_stats *st)
 {
 	if (ioctl(qs->r.fd, MGCAP_IOC_STATS, st) < 0)
@@ -304,7 +322,7 @@ int main(int argc, char **argv)
 	uint64_t gen[MAX_QUEUES], pend[MAX_QUEUES];
 	struct opts o;
 	unsigned int nq, q;
-	uint64_t t_start, deadline, asked;
+	uint64_t t_start, deadline, asked, worth;
 	char err[256], path[256];
 
 	parse(argc, argv, &o);
@@ -347,10 +365,9 @@ int main(int argc, char **argv)
 
 	t_start = now_ns();
 	deadline = t_start + (uint64_t)o.timeout_s * 1000000000ULL;
-	asked = o.stall ? o.count : ring_worth(&o, &qs[0].r);
-	if (asked > o.count)
-		asked = o.count;
-	write_sysfs(o.dev, "generate", "all %" PRIu64, asked);
+	worth = o.stall ? o.count : ring_worth(&o, &qs[0].r);
+	asked = 0;
+	top_up(&o, &asked, 0, worth);
 
 	if (o.stall) {
 		int busy;
@@ -367,23 +384,17 @@ int main(int argc, char **argv)
 	}
 
 	for (;;) {
-		int done = 1;
+		uint64_t least_seen = o.count;
 
 		for (q = 0; q < nq; q++) {
 			drain(&o, &qs[q], q, t_start);
-			done &= qs[q].seen >= asked;
+			if (qs[q].seen < least_seen)
+				least_seen = qs[q].seen;
 		}
-		if (o.stall || (done && asked == o.count))
+		if (o.stall || least_seen >= o.count)
 			break;
-		if (done) {
-			uint64_t more = ring_worth(&o, &qs[0].r);
-
-			if (more > o.count - asked)
-				more = o.count - asked;
-			write_sysfs(o.dev, "generate", "all %" PRIu64, more);
-			asked += more;
+		if (top_up(&o, &asked, least_seen, worth))
 			continue;
-		}
 		if (now_ns() > deadline) {
 			for (q = 0; q < nq; q++)
 				fprintf(stderr, "queue %u: %" PRIu64 " of %" PRIu64 "\n", q,
