@@ -89,7 +89,7 @@ vm() {
 	rm -rf "$out"
 	# TSC: the emulated HPET costs microseconds per read and hides what is measured
 	MGCAP_VM_APPEND="clocksource=tsc tsc=reliable" MGCAP_VM_MEMORY=2G MGCAP_VM_CPUS=$cpus \
-		MGCAP_VM_QEMU_OPTS=$qemu MGCAP_VM_TIMEOUT=${MGCAP_VM_TIMEOUT:-3600} \
+		MGCAP_VM_QEMU_OPTS=$qemu MGCAP_VM_NICS= MGCAP_VM_TIMEOUT=${MGCAP_VM_TIMEOUT:-3600} \
 		sh "$src/tests/vm/run-vm.sh" "$kver" "$out" \
 		"MGCAP_BUILD='$build' sh '$src/bench/guest-bench.sh' '$out' $*" >"$out.console" 2>&1 || {
 		cat "$out.console"

@@ -225,10 +225,11 @@ static int mgcap_capture_add_queues(struct mgcap_capture *cap, struct netlink_ex
 	return 0;
 }
 
-/* @snaplen 0: the default; @autostop: stop once its last reader closed */
+/* @snaplen 0: the default; @flags: MGCAP_START_* */
 int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
-			u32 mode, bool autostop, struct netlink_ext_ack *extack)
+			u32 mode, u32 flags, struct netlink_ext_ack *extack)
 {
+	bool autostop = flags & MGCAP_START_AUTOSTOP;
 	struct mgcap_capture *cap;
 	u32 num_queues;
 	int err;
@@ -301,6 +302,9 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 	}
 	netdev_hold(dev, &cap->dev_tracker, GFP_KERNEL);
 	list_add_tail(&cap->list, &mgcap_captures);
+	cap->keep_coalescing = flags & MGCAP_START_KEEP_COALESCING;
+	if (!cap->keep_coalescing)
+		mgcap_coalescing_turn_off(cap);
 	if (cap->autostop)
 		mgcap_autostop_schedule(cap->autostop, MGCAP_AUTOSTOP_GRACE);
 	netdev_info(dev, "mgcap: capturing %u queue(s), %llu byte rings, %s mode%s\n",
@@ -346,6 +350,7 @@ void mgcap_capture_stop(struct mgcap_capture *cap)
 		mgcap_vlan_hook_unregister(cap);
 	netdev_rx_handler_unregister(dev);
 	list_del(&cap->list);
+	mgcap_coalescing_give_back(cap);
 	netdev_info(dev, "mgcap: capture stopped\n");
 	netdev_put(dev, &cap->dev_tracker);
 	mgcap_capture_free_queues(cap);

@@ -143,12 +143,13 @@ static long mgcap_ioctl_info(struct mgcap_ring *ring, void __user *arg, size_t l
 	return copy_to_user(arg, &info, len) ? -EFAULT : 0;
 }
 
-static long mgcap_ioctl_stats(struct mgcap_ring *ring, void __user *arg)
+/* @len: all of it, or what MGCAP_IOC_STATS_V1's readers know of it */
+static long mgcap_ioctl_stats(struct mgcap_ring *ring, void __user *arg, size_t len)
 {
 	struct mgcap_queue_stats st;
 
 	mgcap_ring_get_stats(ring, &st);
-	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+	return copy_to_user(arg, &st, len) ? -EFAULT : 0;
 }
 
 static long mgcap_ioctl_set_snaplen(struct mgcap_ring *ring, u32 __user *arg)
@@ -227,7 +228,11 @@ static long mgcap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			     _IOC_SIZE(MGCAP_IOC_INFO_V1));
 		return mgcap_ioctl_info(ring, uarg, _IOC_SIZE(MGCAP_IOC_INFO_V1));
 	case MGCAP_IOC_STATS:
-		return mgcap_ioctl_stats(ring, uarg);
+		return mgcap_ioctl_stats(ring, uarg, sizeof(struct mgcap_queue_stats));
+	case MGCAP_IOC_STATS_V1:
+		BUILD_BUG_ON(offsetof(struct mgcap_queue_stats, coalesced) !=
+			     _IOC_SIZE(MGCAP_IOC_STATS_V1));
+		return mgcap_ioctl_stats(ring, uarg, _IOC_SIZE(MGCAP_IOC_STATS_V1));
 	case MGCAP_IOC_SET_SNAPLEN:
 		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
 			return -ENODEV;

@@ -3,8 +3,9 @@
  * mgcap: per-receive-queue packet capture with hardware time stamps.
  *
  * Module entry points, the ifname= parameter and the netdev notifier that
- * stops a capture when its device goes away or leaves its namespace, and
- * has it take the frames of a VLAN device made on it.
+ * stops a capture when its device goes away or leaves its namespace, has
+ * it take the frames of a VLAN device made on it, and tells it of a change
+ * of its device's features (its coalescing).
  */
 #include <linux/if_vlan.h>
 #include <linux/module.h>
@@ -37,6 +38,11 @@ static int mgcap_netdev_event(struct notifier_block *nb, unsigned long event, vo
 		if (cap && mgcap_capture_watch_vlans(cap) &&
 		    READ_ONCE(cap->mode) == MGCAP_MODE_DROP)
 			return notifier_from_errno(-EOPNOTSUPP);
+		return NOTIFY_OK;
+	case NETDEV_FEAT_CHANGE:
+		cap = mgcap_capture_find(dev);
+		if (cap)
+			mgcap_coalescing_changed(cap);
 		return NOTIFY_OK;
 	case NETDEV_UNREGISTER:
 		/* also sent when the device moves to another namespace */
@@ -86,7 +92,7 @@ static int mgcap_param_devices(bool start)
 			break;
 		}
 		ret = dev ? mgcap_capture_start(dev, MGCAP_RING_SIZE_DEFAULT, 0, MGCAP_MODE_MIRROR,
-						false, NULL) : -ENODEV;
+						0, NULL) : -ENODEV;
 		if (ret)
 			pr_err("mgcap: ifname=%s: cannot capture (%d)\n", name, ret);
 	}

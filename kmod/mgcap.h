@@ -10,6 +10,7 @@
  *   netlink.c   the generic netlink family: requests and replies
  *   capture.c   the capture list, the receive hook, start, mode and stop;
  *               the autostop's stop (its work) and the capture's reference
+ *   coalescing.c  the device's GRO and LRO, off while it is captured
  *   chardev.c   the queue nodes: open, mmap, poll, ioctl, sysfs attributes
  *   reader.c    the readers of a queue, max_readers, the readers' workqueue;
  *               the autostop's reader count, its timer and its release
@@ -80,6 +81,7 @@ struct mgcap_ring {
 	u64 bytes;
 	u64 dropped;
 	u64 high_water;
+	u64 coalesced;			/* records of several wire frames (skb_is_gso()) */
 
 	u32 flags;			/* MGCAP_RING_F_*, the kernel's copy: under lock */
 	bool reader_waiting;		/* set under lock by poll, cleared by whoever wakes */
@@ -155,18 +157,29 @@ struct mgcap_capture {
 	struct mgcap_autostop *autostop;	/* NULL: stays until stopped */
 	struct nf_hook_ops vlan_hook;	/* its VLAN devices' frames (capture.c) ... */
 	bool vlan_hooked;		/* ... once registered */
+	bool keep_coalescing;		/* MGCAP_START_KEEP_COALESCING */
+	netdev_features_t coalescing_off;	/* to give back at the stop (coalescing.c) */
 	struct mgcap_queue *queues[];
 };
 
 /* capture.c, all under RTNL */
 struct mgcap_capture *mgcap_capture_find(const struct net_device *dev);
+/* mgcap_capture_start()'s @flags */
+#define MGCAP_START_AUTOSTOP		BIT(0)	/* stop once its last reader closed */
+#define MGCAP_START_KEEP_COALESCING	BIT(1)	/* leave GRO and LRO as they are */
 int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
-			u32 mode, bool autostop, struct netlink_ext_ack *extack);
+			u32 mode, u32 flags, struct netlink_ext_ack *extack);
 int mgcap_capture_set_mode(struct mgcap_capture *cap, u32 mode);
 int mgcap_capture_watch_vlans(struct mgcap_capture *cap);
 void mgcap_capture_stop(struct mgcap_capture *cap);
 void mgcap_capture_stop_all(void);
 extern struct list_head mgcap_captures;
+
+/* coalescing.c, under RTNL */
+void mgcap_coalescing_turn_off(struct mgcap_capture *cap);
+void mgcap_coalescing_changed(struct mgcap_capture *cap);
+void mgcap_coalescing_give_back(struct mgcap_capture *cap);
+u32 mgcap_coalescing_uapi(const struct mgcap_capture *cap);
 
 /* queue.c */
 struct mgcap_queue *mgcap_queue_create(u32 index, u64 ring_size, u32 snaplen);

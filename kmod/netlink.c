@@ -35,6 +35,8 @@ static const struct nla_policy mgcap_policy[MGCAP_ATTR_MAX + 1] = {
 	[MGCAP_ATTR_NUM_QUEUES] = { .type = NLA_REJECT },
 	[MGCAP_ATTR_QUEUES] = { .type = NLA_REJECT },
 	[MGCAP_ATTR_AUTOSTOP] = { .type = NLA_FLAG },
+	[MGCAP_ATTR_KEEP_COALESCING] = { .type = NLA_FLAG },
+	[MGCAP_ATTR_COALESCING_OFF] = { .type = NLA_REJECT },
 };
 
 static struct genl_family mgcap_genl_family;
@@ -86,7 +88,8 @@ static size_t mgcap_nl_size_head(void)
 		nla_total_size_64bit(sizeof(u64)) +		/* RING_SIZE */
 		nla_total_size(sizeof(u32)) +			/* SNAPLEN */
 		nla_total_size(sizeof(u32)) +			/* NUM_QUEUES */
-		nla_total_size(0);				/* AUTOSTOP */
+		2 * nla_total_size(0) +				/* AUTOSTOP, KEEP_COALESCING */
+		nla_total_size(sizeof(u32));			/* COALESCING_OFF */
 }
 
 /* The reply's size as the capture is now; readers may come before it is filled. */
@@ -95,12 +98,13 @@ static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 	size_t reader = nla_total_size(0) +			/* MGCAP_ATTR_READER */
 		2 * nla_total_size(sizeof(u32)) +		/* PID, SNAPLEN */
 		nla_total_size(TASK_COMM_LEN) +			/* COMM */
-		7 * nla_total_size_64bit(sizeof(u64)) +	/* counters, FILTERED, OUT_OF_ORDER */
+		/* the counters, FILTERED, OUT_OF_ORDER, COALESCED */
+		8 * nla_total_size_64bit(sizeof(u64)) +
 		nla_total_size(sizeof(u32));			/* FILTER_LEN */
 	size_t queue = nla_total_size(0) +			/* MGCAP_ATTR_QUEUE */
 		nla_total_size(sizeof(u32)) +			/* ID */
 		nla_total_size(sizeof_field(struct mgcap_queue, devnode)) +
-		5 * nla_total_size_64bit(sizeof(u64)) +		/* counters */
+		6 * nla_total_size_64bit(sizeof(u64)) +		/* counters, COALESCED */
 		nla_total_size(sizeof(u32)) +			/* NUM_READERS */
 		nla_total_size(0);				/* READERS */
 	size_t size = mgcap_nl_size_head() +
@@ -119,10 +123,11 @@ static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 
 /*
  * The five counters of @ring, as the consecutive attribute types from
- * @captured on (the queue's nest and a reader's nest have the same order).
+ * @captured on (the queue's nest and a reader's nest have the same order),
+ * and its coalesced records as @coalesced.
  */
 static int mgcap_nl_put_counters(struct sk_buff *skb, struct mgcap_ring *ring, int captured,
-				 int pad)
+				 int coalesced, int pad)
 {
 	struct mgcap_queue_stats st;
 
@@ -133,7 +138,8 @@ static int mgcap_nl_put_counters(struct sk_buff *skb, struct mgcap_ring *ring, i
 	    nla_put_u64_64bit(skb, captured + 1, st.bytes, pad) ||
 	    nla_put_u64_64bit(skb, captured + 2, st.dropped, pad) ||
 	    nla_put_u64_64bit(skb, captured + 3, st.fill, pad) ||
-	    nla_put_u64_64bit(skb, captured + 4, st.high_water, pad))
+	    nla_put_u64_64bit(skb, captured + 4, st.high_water, pad) ||
+	    nla_put_u64_64bit(skb, coalesced, st.coalesced, pad))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -180,7 +186,8 @@ static int mgcap_nl_put_reader(struct sk_buff *skb, struct mgcap_ring *ring, boo
 	      nla_put_u64_64bit(skb, MGCAP_RATTR_FILTERED, atomic64_read(&ring->filtered),
 				MGCAP_RATTR_PAD) ||
 	      nla_put_u32(skb, MGCAP_RATTR_FILTER_LEN, mgcap_nl_filter_len(ring)))) ||
-	    mgcap_nl_put_counters(skb, ring, MGCAP_RATTR_CAPTURED, MGCAP_RATTR_PAD) ||
+	    mgcap_nl_put_counters(skb, ring, MGCAP_RATTR_CAPTURED, MGCAP_RATTR_COALESCED,
+				  MGCAP_RATTR_PAD) ||
 	    nla_put_u64_64bit(skb, MGCAP_RATTR_OUT_OF_ORDER, mgcap_ring_out_of_order(ring),
 			      MGCAP_RATTR_PAD)) {
 		nla_nest_cancel(skb, nest);
@@ -226,7 +233,8 @@ static int mgcap_nl_put_queue(struct sk_buff *skb, struct mgcap_queue *q, bool d
 	mutex_lock(&q->readers_lock);
 	err = nla_put_u32(skb, MGCAP_QATTR_ID, q->index) ||
 	      nla_put_string(skb, MGCAP_QATTR_DEVNODE, q->devnode) ||
-	      mgcap_nl_put_counters(skb, &q->ring, MGCAP_QATTR_CAPTURED, MGCAP_QATTR_PAD) ||
+	      mgcap_nl_put_counters(skb, &q->ring, MGCAP_QATTR_CAPTURED,
+				    MGCAP_QATTR_COALESCED, MGCAP_QATTR_PAD) ||
 	      mgcap_nl_put_readers(skb, q, details);
 	mutex_unlock(&q->readers_lock);
 	if (err) {
@@ -259,7 +267,9 @@ static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
 	    nla_put_u64_64bit(skb, MGCAP_ATTR_RING_SIZE, cap->ring_size, MGCAP_ATTR_PAD) ||
 	    nla_put_u32(skb, MGCAP_ATTR_SNAPLEN, cap->snaplen) ||
 	    nla_put_u32(skb, MGCAP_ATTR_NUM_QUEUES, cap->num_queues) ||
-	    (cap->autostop && nla_put_flag(skb, MGCAP_ATTR_AUTOSTOP)))
+	    (cap->autostop && nla_put_flag(skb, MGCAP_ATTR_AUTOSTOP)) ||
+	    (cap->keep_coalescing && nla_put_flag(skb, MGCAP_ATTR_KEEP_COALESCING)) ||
+	    nla_put_u32(skb, MGCAP_ATTR_COALESCING_OFF, mgcap_coalescing_uapi(cap)))
 		goto cancel;
 	if (!queue)
 		goto end;
@@ -352,9 +362,14 @@ static int mgcap_nl_start(struct sk_buff *skb, struct genl_info *info)
 	u64 ring_size = MGCAP_RING_SIZE_DEFAULT;
 	u32 snaplen = 0;
 	u32 mode = MGCAP_MODE_MIRROR;
+	u32 flags = 0;
 	struct net_device *dev;
 	int err;
 
+	if (nla_get_flag(info->attrs[MGCAP_ATTR_AUTOSTOP]))
+		flags |= MGCAP_START_AUTOSTOP;
+	if (nla_get_flag(info->attrs[MGCAP_ATTR_KEEP_COALESCING]))
+		flags |= MGCAP_START_KEEP_COALESCING;
 	if (info->attrs[MGCAP_ATTR_RING_SIZE])
 		ring_size = nla_get_u64(info->attrs[MGCAP_ATTR_RING_SIZE]);
 	if (info->attrs[MGCAP_ATTR_SNAPLEN])
@@ -368,8 +383,7 @@ static int mgcap_nl_start(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(dev);
 		goto out;
 	}
-	err = mgcap_capture_start(dev, ring_size, snaplen, mode,
-				  nla_get_flag(info->attrs[MGCAP_ATTR_AUTOSTOP]), info->extack);
+	err = mgcap_capture_start(dev, ring_size, snaplen, mode, flags, info->extack);
 	if (!err)
 		err = mgcap_nl_reply_done(skb, info, mgcap_capture_find(dev));
 out:

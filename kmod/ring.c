@@ -307,6 +307,7 @@ void mgcap_ring_get_stats(struct mgcap_ring *ring, struct mgcap_queue_stats *st)
 	st->bytes = READ_ONCE(ring->bytes);
 	st->dropped = READ_ONCE(ring->dropped);
 	st->high_water = READ_ONCE(ring->high_water);
+	st->coalesced = READ_ONCE(ring->coalesced);
 	/* under the lock: the memory may be renewed (mgcap_ring_renew_held()) */
 	spin_lock_bh(&ring->lock);
 	st->fill = mgcap_ring_fill(ring, ring->head, READ_ONCE(ring->ctrl->consumer));
@@ -470,7 +471,8 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 	}
 	source = READ_ONCE(ring->tstamp_source);
 	hwtstamp = source == MGCAP_TSTAMP_SW ? 0 : mgcap_skb_hwtstamp(skb);
-	flags = (vlan ? MGCAP_REC_F_VLAN : 0) | (hwtstamp ? MGCAP_REC_F_HWTSTAMP : 0);
+	flags = (vlan ? MGCAP_REC_F_VLAN : 0) | (hwtstamp ? MGCAP_REC_F_HWTSTAMP : 0) |
+		(unlikely(skb_is_gso(skb)) ? MGCAP_REC_F_COALESCED : 0);
 	if (unlikely(source == MGCAP_TSTAMP_HW_AND_SW)) {
 		tstamp_ns = ktime_to_ns(hwtstamp);
 		sw_tstamp_ns = mgcap_kernel_tstamp_ns();
@@ -529,6 +531,8 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 	WRITE_ONCE(ring->head, head);
 	WRITE_ONCE(ring->captured, ring->captured + 1);
 	WRITE_ONCE(ring->bytes, ring->bytes + wirelen);
+	if (unlikely(flags & MGCAP_REC_F_COALESCED))
+		WRITE_ONCE(ring->coalesced, ring->coalesced + 1);
 	used = head - tail;
 	if (used > ring->high_water)
 		WRITE_ONCE(ring->high_water, used);

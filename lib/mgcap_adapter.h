@@ -94,9 +94,16 @@ void mgcap_adapter_describe(const struct mgcap_adapter *a, char *buf, size_t len
  * returns the PCAP_TSTAMP_* type the stamps really are (another when
  * activation warned), with adapter stamps what the conversion did in @buf
  * (mgcap_adapter_describe), and for a merged source how many records it
- * delivered out of stamp order, else ""; or -1 when @p is not an mgcap
- * source.
+ * delivered out of stamp order, and how many records held coalesced
+ * frames where any did, else ""; or -1 when @p is not an mgcap source.
  */
 #define MGCAP_TSTAMP_REPORT_SYMBOL	"pcap_mgcap_tstamp_report"
+/*
+ *   int64_t pcap_mgcap_coalesced(pcap_t *p)
+ * returns how many records of @p's queues held coalesced frames since the
+ * capture's start (MGCAP_REC_F_COALESCED), or -1 when @p is not an mgcap
+ * source or its counters cannot be read.
+ */
+#define MGCAP_COALESCED_SYMBOL		"pcap_mgcap_coalesced"
 
 #endif /* MGCAP_ADAPTER_H */

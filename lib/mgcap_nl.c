@@ -66,6 +66,8 @@ static struct nla_policy dev_policy[MGCAP_ATTR_MAX + 1] = {
 	[MGCAP_ATTR_NUM_QUEUES] = { .type = NLA_U32 },
 	[MGCAP_ATTR_QUEUES] = { .type = NLA_NESTED },
 	[MGCAP_ATTR_AUTOSTOP] = { .type = NLA_FLAG },
+	[MGCAP_ATTR_KEEP_COALESCING] = { .type = NLA_FLAG },
+	[MGCAP_ATTR_COALESCING_OFF] = { .type = NLA_U32 },
 };
 
 static struct nla_policy queue_policy[MGCAP_QATTR_MAX + 1] = {
@@ -78,6 +80,7 @@ static struct nla_policy queue_policy[MGCAP_QATTR_MAX + 1] = {
 	[MGCAP_QATTR_HIGH_WATER] = { .type = NLA_U64 },
 	[MGCAP_QATTR_NUM_READERS] = { .type = NLA_U32 },
 	[MGCAP_QATTR_READERS] = { .type = NLA_NESTED },
+	[MGCAP_QATTR_COALESCED] = { .type = NLA_U64 },
 };
 
 static struct nla_policy reader_policy[MGCAP_RATTR_MAX + 1] = {
@@ -92,13 +95,18 @@ static struct nla_policy reader_policy[MGCAP_RATTR_MAX + 1] = {
 	[MGCAP_RATTR_FILTERED] = { .type = NLA_U64 },
 	[MGCAP_RATTR_FILTER_LEN] = { .type = NLA_U32 },
 	[MGCAP_RATTR_OUT_OF_ORDER] = { .type = NLA_U64 },
+	[MGCAP_RATTR_COALESCED] = { .type = NLA_U64 },
 };
 
 /* a record's queue is a u16: no capture has more queues than that */
 #define MAX_QUEUES 65536
 
-/* The five counters of a queue's or a reader's nest, consecutive types from @captured on. */
-static void parse_counters(struct nlattr **tb, int captured, struct mgcap_nl_counters *c)
+/*
+ * The counters of a queue's or a reader's nest: five of consecutive types
+ * from @captured on, and @coalesced.
+ */
+static void parse_counters(struct nlattr **tb, int captured, int coalesced,
+			   struct mgcap_nl_counters *c)
 {
 	uint64_t *field[] = { &c->captured, &c->bytes, &c->dropped, &c->fill, &c->high_water };
 	size_t i;
@@ -106,6 +114,8 @@ static void parse_counters(struct nlattr **tb, int captured, struct mgcap_nl_cou
 	for (i = 0; i < sizeof(field) / sizeof(field[0]); i++)
 		if (tb[captured + (int)i])
 			*field[i] = nla_get_u64(tb[captured + (int)i]);
+	if (tb[coalesced])
+		c->coalesced = nla_get_u64(tb[coalesced]);
 }
 
 static int parse_reader(struct nlattr *nest, struct mgcap_nl_reader *r)
@@ -122,7 +132,7 @@ static int parse_reader(struct nlattr *nest, struct mgcap_nl_reader *r)
 		snprintf(r->comm, sizeof(r->comm), "%s", nla_get_string(tb[MGCAP_RATTR_COMM]));
 	if (tb[MGCAP_RATTR_SNAPLEN])
 		r->snaplen = nla_get_u32(tb[MGCAP_RATTR_SNAPLEN]);
-	parse_counters(tb, MGCAP_RATTR_CAPTURED, &r->counters);
+	parse_counters(tb, MGCAP_RATTR_CAPTURED, MGCAP_RATTR_COALESCED, &r->counters);
 	if (tb[MGCAP_RATTR_FILTERED])
 		r->filtered = nla_get_u64(tb[MGCAP_RATTR_FILTERED]);
 	if (tb[MGCAP_RATTR_FILTER_LEN])
@@ -158,7 +168,7 @@ static int parse_queue(struct nlattr *nest, struct mgcap_nl_queue *q)
 	q->id = nla_get_u32(tb[MGCAP_QATTR_ID]);
 	if (tb[MGCAP_QATTR_DEVNODE])
 		snprintf(q->devnode, sizeof(q->devnode), "%s", nla_get_string(tb[MGCAP_QATTR_DEVNODE]));
-	parse_counters(tb, MGCAP_QATTR_CAPTURED, &q->counters);
+	parse_counters(tb, MGCAP_QATTR_CAPTURED, MGCAP_QATTR_COALESCED, &q->counters);
 	if (tb[MGCAP_QATTR_NUM_READERS])
 		q->num_readers = nla_get_u32(tb[MGCAP_QATTR_NUM_READERS]);
 	if (q->num_readers > MGCAP_READERS_MAX)
@@ -206,6 +216,9 @@ static int parse_dev(struct nlattr **tb, struct mgcap_nl_dev *d)
 	if (tb[MGCAP_ATTR_SNAPLEN])
 		d->snaplen = nla_get_u32(tb[MGCAP_ATTR_SNAPLEN]);
 	d->autostop = tb[MGCAP_ATTR_AUTOSTOP] != NULL;
+	d->keep_coalescing = tb[MGCAP_ATTR_KEEP_COALESCING] != NULL;
+	if (tb[MGCAP_ATTR_COALESCING_OFF])
+		d->coalescing_off = nla_get_u32(tb[MGCAP_ATTR_COALESCING_OFF]);
 	d->num_queues = nla_get_u32(tb[MGCAP_ATTR_NUM_QUEUES]);
 	if (d->num_queues > MAX_QUEUES)
 		return -1;
@@ -343,6 +356,7 @@ struct typed_args {
 	uint32_t snaplen;
 	int mode;
 	int autostop;
+	int keep_coalescing;
 };
 
 static int fill_typed(struct nl_msg *msg, const void *arg)
@@ -358,6 +372,8 @@ static int fill_typed(struct nl_msg *msg, const void *arg)
 	if (a->mode >= 0 && nla_put_u32(msg, MGCAP_ATTR_MODE, (uint32_t)a->mode))
 		return -1;
 	if (a->autostop && nla_put_flag(msg, MGCAP_ATTR_AUTOSTOP))
+		return -1;
+	if (a->keep_coalescing && nla_put_flag(msg, MGCAP_ATTR_KEEP_COALESCING))
 		return -1;
 	return 0;
 }
@@ -378,7 +394,8 @@ static void get_if_unlisted(const char *ifname, struct mgcap_nl_list *out)
 int mgcap_nl_start(const char *ifname, const struct mgcap_nl_start *opts,
 		   struct mgcap_nl_list *out, struct mgcap_nl_error *e)
 {
-	struct typed_args a = { ifname, opts->ring_size, opts->snaplen, opts->mode, opts->autostop };
+	struct typed_args a = { ifname, opts->ring_size, opts->snaplen, opts->mode, opts->autostop,
+				opts->keep_coalescing };
 
 	if (mgcap_nl_request(MGCAP_CMD_START, 0, fill_typed, &a, out, e))
 		return -1;

@@ -13,6 +13,7 @@ struct mgcap_nl_counters {
 	uint64_t dropped;
 	uint64_t fill;
 	uint64_t high_water;
+	uint64_t coalesced;	/* records of several wire frames (MGCAP_REC_F_COALESCED) */
 };
 
 /* One program reading a queue (see MGCAP_RATTR_* for what it counts). */
@@ -43,6 +44,8 @@ struct mgcap_nl_dev {
 	uint64_t ring_size;
 	uint32_t snaplen;
 	int autostop;			/* stops when its last reader closes */
+	int keep_coalescing;		/* started to leave its GRO and LRO as they were */
+	uint32_t coalescing_off;	/* MGCAP_COALESCING_*: turned off while captured */
 	uint32_t num_queues;
 	struct mgcap_nl_queue *queues;	/* num_queues entries, malloc()ed */
 	uint32_t num_parsed;		/* of them received (a dump may split a device) */
@@ -66,6 +69,7 @@ struct mgcap_nl_start {
 	uint32_t snaplen;
 	int mode;		/* -1: default */
 	int autostop;		/* stop once the last reader of every queue closed */
+	int keep_coalescing;	/* leave the device's GRO and LRO on */
 };
 
 int mgcap_nl_start(const char *ifname, const struct mgcap_nl_start *opts,

@@ -24,12 +24,16 @@
 static int queue_stats(pcap_t *p, size_t i, struct mgcap_queue_stats *st)
 {
 	struct pcap_mgcap *pm = p->priv;
+	int fd = pm->queues[i].r.fd;
 
-	if (ioctl(pm->queues[i].r.fd, MGCAP_IOC_STATS, st) < 0) {
-		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: MGCAP_IOC_STATS");
-		return -1;
-	}
-	return 0;
+	if (ioctl(fd, MGCAP_IOC_STATS, st) == 0)
+		return 0;
+	/* a module from before coalesced frames were counted: none counted */
+	memset(st, 0, sizeof(*st));
+	if (errno == ENOTTY && ioctl(fd, MGCAP_IOC_STATS_V1, st) == 0)
+		return 0;
+	pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: MGCAP_IOC_STATS");
+	return -1;
 }
 
 /*
@@ -76,6 +80,23 @@ int pcap_mgcap_stats(pcap_t *p, struct pcap_stat *ps)
 	ps->ps_ifdrop = 0;
 	for (i = 0; i < pm->ndevs; i++)
 		ps->ps_ifdrop += (u_int)(mgcap_netdev_drops(pm->devs[i].src.ifname) - pm->devs[i].ifdrop_base);
+	return 0;
+}
+
+
+int mgcap_queues_coalesced(pcap_t *p, uint64_t *coalesced)
+{
+	struct pcap_mgcap *pm = p->priv;
+	size_t i;
+
+	*coalesced = 0;
+	for (i = 0; i < pm->nqueues; i++) {
+		struct mgcap_queue_stats st;
+
+		if (queue_stats(p, i, &st))
+			return PCAP_ERROR;
+		*coalesced += st.coalesced - pm->stats_base[i].coalesced;
+	}
 	return 0;
 }
 

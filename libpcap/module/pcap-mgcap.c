@@ -112,12 +112,17 @@ static void pcap_mgcap_breakloop(pcap_t *p)
 void pcap_mgcap_cleanup(pcap_t *p)
 {
 	struct pcap_mgcap *pm = p->priv;
+	uint64_t coalesced;
 	size_t i;
 
 	/* what the order was worth: a capture file cannot say it */
 	if (pm->merge.order.out_of_order)
 		fprintf(stderr, "mgcap: %s: %llu frames delivered out of stamp order\n",
 			p->opt.device, (unsigned long long)pm->merge.order.out_of_order);
+	/* nor which records held several wire frames behind one stamp */
+	if (pm->queues && mgcap_queues_coalesced(p, &coalesced) == 0 && coalesced)
+		fprintf(stderr, "mgcap: %s: %llu records of coalesced frames (GRO or LRO on: "
+			"see mgcap show)\n", p->opt.device, (unsigned long long)coalesced);
 	mgcap_queues_close(p);
 	mgcap_wait_close(p);
 	for (i = 0; i < pm->ndevs; i++) {
@@ -261,7 +266,23 @@ PCAP_API_DEF int pcap_mgcap_tstamp_report(pcap_t *p, char *buf, size_t len)
 		snprintf(buf + used, len - used, "%s%llu delivered out of stamp order",
 			 used ? "; " : "", (unsigned long long)pm->merge.order.out_of_order);
 	}
+	if (len && pcap_mgcap_coalesced(p) > 0) {
+		size_t used = strlen(buf);
+
+		snprintf(buf + used, len - used, "%s%lld records of coalesced frames",
+			 used ? "; " : "", (long long)pcap_mgcap_coalesced(p));
+	}
 	return pm->ts.type;
+}
+
+PCAP_API_DEF int64_t pcap_mgcap_coalesced(pcap_t *p)
+{
+	uint64_t coalesced;
+
+	if (p->activate_op != pcap_mgcap_activate || !p->activated ||
+	    mgcap_queues_coalesced(p, &coalesced))
+		return -1;
+	return (int64_t)coalesced;
 }
 
 pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours)

@@ -46,6 +46,11 @@ static void test_vlan_and_short(void)
 	r.rec.caplen = 10;
 	mgcap_peek_format(line, sizeof(line), &r.rec);
 	CU_ASSERT_STRING_EQUAL(line, "0.999999999 sw q0 len 132 cap 10");
+	/* several wire frames merged before the capture */
+	r.rec.flags = MGCAP_REC_F_COALESCED;
+	mgcap_peek_format(line, sizeof(line), &r.rec);
+	CU_ASSERT_STRING_EQUAL(line, "0.999999999 sw q0 len 132 cap 10 coalesced");
+	r.rec.flags = 0;
 	/* a line too small for the text is cut, not overrun */
 	mgcap_peek_format(line, 8, &r.rec);
 	CU_ASSERT_STRING_EQUAL(line, "0.99999");

@@ -84,6 +84,69 @@ teardown() {
 	return 0
 }
 
+# --- frames as on the wire (tests-wire.sh, tests-drivers.sh) ---------------------
+# A link's two ends: 192.0.2.1 sends from a namespace of its own, its
+# segmentation offloads off (so that the "wire" carries frames of the MTU);
+# 192.0.2.2 receives here, captured.
+TRAFFIC="python3 $(dirname "$0")/wire-traffic.py"
+
+# gro DEV: on or off, as ethtool -k says
+gro() { ethtool -k "$1" | sed -n 's/^generic-receive-offload: \([a-z]*\).*/\1/p'; }
+
+# tcp_stream NS BYTES: BYTES over one TCP connection from 192.0.2.1 (in
+# namespace NS) to 192.0.2.2
+tcp_stream() {
+	start_until receiver ready timeout 60 $TRAFFIC tcp-recv || return 1
+	ip netns exec "$1" timeout 60 $TRAFFIC tcp-send "$2" || return 1
+	wait_end receiver >/dev/null && grep -q "^received $2\$" "$TMP/receiver" ||
+		{ bad "the receiver got: $(cat "$TMP/receiver")"; return 1; }
+}
+
+# udp_imix NS COUNT: COUNT datagrams of IMIX frames from 192.0.2.1 (in NS)
+udp_imix() { ip netns exec "$1" timeout 120 $TRAFFIC udp-imix "$2"; }
+
+# stop_tcpdumps NAME...: SIGINT to each, then their ends
+stop_tcpdumps() {
+	for n in "$@"; do eval "kill -INT \$pid_$n"; done
+	for n in "$@"; do wait_end "$n" >/dev/null; done
+}
+
+# as_sent NS TX RX TRAFFIC...: TRAFFIC, with the frames from 192.0.2.1
+# captured three times: as they go out of TX (AF_PACKET, in NS), by
+# mgcap:RX and by AF_PACKET on RX; each frame's length on the wire in
+# $TMP/sent.len, mgcap.len, afpacket.len.  Fails unless both captures on RX
+# hold every frame sent, in its order and length, mgcap's dropping none.
+as_sent() {
+	a_ns=$1 a_tx=$2 a_rx=$3
+	shift 3
+	a_filter="src host 192.0.2.1"
+	start_tcpdump mgcap -i "mgcap:$a_rx" -s 262144 -w "$TMP/mgcap.pcap" "$a_filter" || return 1
+	start_until afpacket "listening on" timeout 120 tcpdump -Z root -i "$a_rx" -s 262144 \
+		-w "$TMP/afpacket.pcap" "$a_filter" || return 1
+	start_until sent "listening on" ip netns exec "$a_ns" timeout 120 tcpdump -Z root \
+		-i "$a_tx" -Q out -s 262144 -w "$TMP/sent.pcap" "$a_filter" || return 1
+	"$@" || return 1
+	# (the last frames are in every capture's buffer by now)
+	wait_drained || return 1
+	stop_tcpdumps mgcap afpacket sent
+	grep -q "^0 packets dropped by kernel" "$TMP/mgcap" ||
+		bad "tcpdump -i mgcap:$a_rx: $(grep "dropped by kernel" "$TMP/mgcap")"
+	! grep "coalesced" "$TMP/mgcap" || bad "tcpdump -i mgcap:$a_rx said so"
+	for a_f in sent mgcap afpacket; do
+		$TRAFFIC pcap-lengths "$TMP/$a_f.pcap" >"$TMP/$a_f.len" || return 1
+	done
+	a_sent=$(wc -l <"$TMP/sent.len")
+	a_longest=$(sort -n "$TMP/mgcap.len" | tail -n 1)
+	say "$*: sent $a_sent frames; mgcap:$a_rx $(wc -l <"$TMP/mgcap.len"), the longest" \
+		"${a_longest:-no} bytes; AF_PACKET on $a_rx $(wc -l <"$TMP/afpacket.len")"
+	cmp -s "$TMP/sent.len" "$TMP/mgcap.len" ||
+		bad "mgcap:$a_rx holds $(wc -l <"$TMP/mgcap.len") frames (the longest $a_longest bytes), not the $a_sent sent:" \
+			"$(diff "$TMP/sent.len" "$TMP/mgcap.len" | head -n 6 | tr '\n' ' ')"
+	cmp -s "$TMP/sent.len" "$TMP/afpacket.len" ||
+		bad "AF_PACKET on $a_rx holds $(wc -l <"$TMP/afpacket.len") frames, not the $a_sent sent:" \
+			"$(diff "$TMP/sent.len" "$TMP/afpacket.len" | head -n 6 | tr '\n' ' ')"
+}
+
 # background reader: wait_start NAME ARGS...; its output in $TMP/NAME
 wait_start() {
 	name=$1

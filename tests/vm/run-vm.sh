@@ -2,7 +2,8 @@
 # run-vm.sh KVER OUTDIR COMMAND
 # (environment: MGCAP_VM_CPUS, MGCAP_VM_MEMORY, MGCAP_VM_APPEND: kernel
 # arguments besides log_buf_len=16M (a run's messages, all of them),
-# MGCAP_VM_QEMU_OPTS: extra QEMU options, MGCAP_VM_TIMEOUT)
+# MGCAP_VM_QEMU_OPTS: extra QEMU options, MGCAP_VM_TIMEOUT, MGCAP_VM_NICS:
+# the emulated NICs, see below)
 #
 # Boots Debian's kernel KVER in a virtme-ng VM (software emulation; the host's
 # root file system is visible read-only, OUTDIR writable), runs COMMAND there,
@@ -31,13 +32,28 @@ kmemleak_clear="mount -t debugfs none /sys/kernel/debug 2>/dev/null; \
 if [ -w $kmemleak ]; then echo clear > $kmemleak; fi"
 kmemleak_scan="if [ -w $kmemleak ]; then sleep 6; echo scan > $kmemleak; echo scan > $kmemleak; \
 cat $kmemleak >> '$out/dmesg.txt'; fi"
+# Real NIC drivers for tests-drivers.sh: a pair of each QEMU model in
+# $MGCAP_VM_NICS (default e1000e and virtio-net-pci), joined by a QEMU hub of
+# their own, so that what one sends the other receives.  The pair's Nth
+# model has MACs 52:54:00:12:0N:01 (the receiver) and 52:54:00:12:0N:02.
+nics=
+n=0
+for model in ${MGCAP_VM_NICS-e1000e virtio-net-pci}; do
+	n=$((n + 1))
+	for end in 1 2; do
+		nics="$nics -netdev hubport,id=nic$n$end,hubid=$n"
+		nics="$nics -device $model,netdev=nic$n$end,mac=52:54:00:12:0$n:0$end"
+	done
+done
+qemu_opts="${nics# } ${MGCAP_VM_QEMU_OPTS:-}"
+qemu_opts=${qemu_opts% }
 start=$(date +%s)
 # (--verbose: the kernel's console in OUTDIR/vng.log, where a panic that ends
 # the VM before the command does shows)
 timeout "${MGCAP_VM_TIMEOUT:-1800}" vng --verbose --run "$vmlinuz" --disable-kvm --force-9p \
 	--cpus "${MGCAP_VM_CPUS:-2}" --memory "${MGCAP_VM_MEMORY:-1G}" --rwdir "$out" \
 	--append "log_buf_len=16M ${MGCAP_VM_APPEND:-}" \
-	${MGCAP_VM_QEMU_OPTS:+--qemu-opts="$MGCAP_VM_QEMU_OPTS"} \
+	${qemu_opts:+--qemu-opts="$qemu_opts"} \
 	--exec "$kmemleak_clear; ($cmd) > '$out/guest.log' 2>&1; echo \$? > '$out/rc'; dmesg > '$out/dmesg.txt'; $kmemleak_scan" \
 	</dev/null >"$out/vng.log" 2>&1
 vng_rc=$?

@@ -69,12 +69,19 @@ int mgcap_cmd_start(int argc, char **argv)
 				fprintf(stderr, "mgcap: start %s: bad mode '%s' (mirror or drop)\n", dev, val);
 				return 2;
 			}
+		} else if (!strcmp(key, "coalescing")) {
+			if (strcmp(val, "off") && strcmp(val, "keep")) {
+				fprintf(stderr, "mgcap: start %s: bad coalescing '%s' (off or keep)\n",
+					dev, val);
+				return 2;
+			}
+			opts.keep_coalescing = !strcmp(val, "keep");
 		} else {
 			break;
 		}
 	}
 	if (argc) {
-		fprintf(stderr, "mgcap: start %s: unexpected '%s' (ring-size, snaplen or mode)\n",
+		fprintf(stderr, "mgcap: start %s: unexpected '%s' (ring-size, snaplen, mode or coalescing)\n",
 			dev, argv[0]);
 		return 2;
 	}

@@ -24,8 +24,45 @@ static void json_string(FILE *f, const char *s)
 static void json_counters(FILE *f, const struct mgcap_nl_counters *c)
 {
 	fprintf(f, "\"captured\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"dropped\":%" PRIu64
-		",\"fill\":%" PRIu64 ",\"high_water\":%" PRIu64, c->captured, c->bytes,
-		c->dropped, c->fill, c->high_water);
+		",\"fill\":%" PRIu64 ",\"high_water\":%" PRIu64 ",\"coalesced\":%" PRIu64,
+		c->captured, c->bytes, c->dropped, c->fill, c->high_water, c->coalesced);
+}
+
+/* MGCAP_COALESCING_*, as ethtool -K names them */
+static const char *const coalescing_names[] = {
+	"gro", "lro", "rx-gro-hw", "rx-gro-list", "rx-udp-gro-forwarding",
+};
+
+/* @off's names, each after @sep, @quote around each */
+static void coalescing_list(FILE *f, uint32_t off, const char *sep, const char *quote)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < sizeof(coalescing_names) / sizeof(coalescing_names[0]); i++)
+		if (off & (1U << i))
+			fprintf(f, "%s%s%s%s", n++ ? sep : "", quote, coalescing_names[i], quote);
+}
+
+/* What the capture did to the device's coalescing, and what came coalesced. */
+static void table_coalescing(FILE *f, const struct mgcap_nl_dev *d)
+{
+	uint64_t coalesced = 0;
+	uint32_t q;
+
+	for (q = 0; q < d->num_queues; q++)
+		coalesced += d->queues[q].counters.coalesced;
+	fputs("  coalescing: ", f);
+	if (d->keep_coalescing) {
+		fputs("left as it was (coalescing keep)", f);
+	} else if (d->coalescing_off) {
+		coalescing_list(f, d->coalescing_off, ", ", "");
+		fputs(" off while captured", f);
+	} else {
+		fputs("none turned off by mgcap", f);
+	}
+	fprintf(f, "; %" PRIu64 " record%s of coalesced frames\n", coalesced,
+		coalesced == 1 ? "" : "s");
 }
 
 static void json_readers(FILE *f, const struct mgcap_nl_queue *qu)
@@ -102,9 +139,12 @@ void mgcap_show_json(FILE *f, const struct mgcap_nl_list *l,
 		fprintf(f, "%s{\"dev\":", i ? "," : "");
 		json_string(f, d->ifname);
 		fprintf(f, ",\"ifindex\":%" PRIu32 ",\"mode\":\"%s\",\"ring_size\":%" PRIu64
-			",\"snaplen\":%" PRIu32 ",\"autostop\":%s,\"queues\":[",
-			d->ifindex, mgcap_mode_name(d->mode), d->ring_size, d->snaplen,
-			d->autostop ? "true" : "false");
+			",\"snaplen\":%" PRIu32 ",\"autostop\":%s,\"keep_coalescing\":%s"
+			",\"coalescing_off\":[", d->ifindex, mgcap_mode_name(d->mode), d->ring_size,
+			d->snaplen, d->autostop ? "true" : "false",
+			d->keep_coalescing ? "true" : "false");
+		coalescing_list(f, d->coalescing_off, ",", "\"");
+		fputs("],\"queues\":[", f);
 		for (q = 0; q < d->num_queues; q++) {
 			const struct mgcap_nl_queue *qu = &d->queues[q];
 
@@ -144,6 +184,7 @@ void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l,
 			d->autostop ? ", stops with its last reader" : "");
 		if (clocks)
 			table_clock(f, &clocks[i]);
+		table_coalescing(f, d);
 		fprintf(f, TABLE_ROW, "queue", "captured", "bytes", "dropped", "fill", "high-water",
 			"readers", "node / reader");
 		for (q = 0; q < d->num_queues; q++) {

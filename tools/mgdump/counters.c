@@ -5,7 +5,7 @@
  * (written beside it, then renamed), so a reader never sees half of one.
  * The same counters in both: per interface (a queue, or a device with
  * --merged) received, written, dropped in its ring, in the buffer and for a
- * full disk; the files; the disk.
+ * full disk, and records of coalesced frames; the files; the disk.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,7 +20,7 @@
 
 struct iface_counters {
 	const char *name;
-	uint64_t received, written, ring_drops, buffer_drops, disk_drops;
+	uint64_t received, written, ring_drops, buffer_drops, disk_drops, coalesced;
 	const char *tstamp;
 };
 
@@ -56,8 +56,8 @@ static void write_json(FILE *f, const struct iface_counters *c, size_t n,
 		json_string(f, c[i].name);
 		fprintf(f, ",\"received\":%" PRIu64 ",\"written\":%" PRIu64 ",\"dropped_ring\":%"
 			PRIu64 ",\"dropped_buffer\":%" PRIu64 ",\"dropped_disk_full\":%" PRIu64
-			",\"tstamp\":", c[i].received, c[i].written, c[i].ring_drops,
-			c[i].buffer_drops, c[i].disk_drops);
+			",\"coalesced\":%" PRIu64 ",\"tstamp\":", c[i].received, c[i].written,
+			c[i].ring_drops, c[i].buffer_drops, c[i].disk_drops, c[i].coalesced);
 		json_string(f, c[i].tstamp);
 		fputc('}', f);
 	}
@@ -119,6 +119,9 @@ static void write_prometheus(FILE *f, const struct iface_counters *c, size_t n,
 	prom_iface(f, "disk_full_dropped_packets_total",
 		   "Packets dropped while the files' disk was full.", c, n,
 		   offsetof(struct iface_counters, disk_drops));
+	prom_iface(f, "coalesced_packets_total",
+		   "Packets that held several wire frames merged (GRO or LRO on).", c, n,
+		   offsetof(struct iface_counters, coalesced));
 	prom_one(f, "files_total", "counter", "Files finished.", d->files);
 	prom_one(f, "written_bytes_total", "counter", "Bytes written to the files.",
 		 d->bytes_written);
@@ -169,7 +172,7 @@ void mgdump_write_counters(const struct dump_output *out, const struct retention
 			.name = ifs[i].name, .received = s->counts[i].received, .written = r->written,
 			.ring_drops = s->counts[i].dropped,
 			.buffer_drops = __atomic_load_n(&r->ring.dropped, __ATOMIC_RELAXED),
-			.disk_drops = r->disk_dropped,
+			.disk_drops = r->disk_dropped, .coalesced = s->counts[i].coalesced,
 			.tstamp = pcap_tstamp_type_val_to_name(r->tstamp_type),
 		};
 	}

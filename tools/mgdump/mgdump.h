@@ -68,6 +68,7 @@ struct reader {
 	pthread_mutex_t counts_lock;
 	struct mgdump_counts {
 		uint64_t received, dropped, if_dropped;
+		uint64_t coalesced;	/* records of coalesced frames (an mgcap source's) */
 	} counts, at_stop;	/* at_stop: when it stopped, set if it drained */
 	struct pcap_stat raw;
 	int drained;
@@ -82,6 +83,7 @@ extern struct postrotate postrotate;		/* -z; its command NULL without */
 extern struct retention retention;		/* --max-disk, --max-age; list[0] '\0' without */
 /* the mgcap libpcap's report on a handle's stamps, if that is the libpcap in use */
 extern int (*tstamp_report)(pcap_t *p, char *buf, size_t len);
+extern int64_t (*coalesced_count)(pcap_t *p);
 
 /* options.c: the command line into cfg; 0, or -1 (it said why) */
 int mgdump_parse_args(int argc, char **argv);

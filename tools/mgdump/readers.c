@@ -71,6 +71,12 @@ static int reader_counts(struct reader *r, struct mgdump_counts *c)
 		r->counts.if_dropped += (u_int)(st.ps_ifdrop - r->raw.ps_ifdrop);
 		r->raw = st;
 	}
+	if (ret == 0 && r->mgcap && coalesced_count) {
+		int64_t coalesced = coalesced_count(r->pcap);
+
+		if (coalesced >= 0)
+			r->counts.coalesced = (uint64_t)coalesced;
+	}
 	*c = r->counts;
 	pthread_mutex_unlock(&r->counts_lock);
 	return ret < 0 ? -1 : 0;
@@ -142,7 +148,7 @@ void mgdump_sample_counts(struct mgdump_sample *s)
 
 	s->joined = readers_joined;
 	for (i = 0; i < nreaders; i++) {
-		s->counts[i] = (struct mgdump_counts){ 0, 0, 0 };
+		s->counts[i] = (struct mgdump_counts){ 0 };
 		s->fresh[i] = reader_counts(&readers[i], &s->counts[i]) == 0;
 	}
 }

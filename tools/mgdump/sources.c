@@ -22,6 +22,7 @@ struct reader readers[MAX_READERS];
 struct dump_interface ifs[MAX_READERS];
 size_t nreaders;
 int (*tstamp_report)(pcap_t *p, char *buf, size_t len);
+int64_t (*coalesced_count)(pcap_t *p);
 
 #define SOURCE_MAX	(IF_NAMESIZE + 16)
 

@@ -110,6 +110,12 @@ struct mgcap_ring_ctrl {
 #define MGCAP_REC_F_HWTSTAMP	_BITUL(0)	/* tstamp_ns is the NIC's clock */
 #define MGCAP_REC_F_VLAN	_BITUL(1)	/* an offloaded VLAN tag was re-inserted */
 #define MGCAP_REC_F_SWTSTAMP	_BITUL(2)	/* the kernel's stamp follows the frame */
+/*
+ * Several wire frames merged into one before the capture saw them (GRO,
+ * LRO, a NIC's hardware GRO that the capture could not turn off, or that
+ * its starter kept: MGCAP_ATTR_KEEP_COALESCING), with one stamp.
+ */
+#define MGCAP_REC_F_COALESCED	_BITUL(3)
 #define MGCAP_REC_F_PAD		_BITUL(15)	/* filler up to the end of the data area */
 
 /*
@@ -207,6 +213,7 @@ struct mgcap_queue_stats {
 	__u64 dropped;		/* frames lost because the ring was full */
 	__u64 fill;		/* unread bytes now */
 	__u64 high_water;	/* most unread bytes seen */
+	__u64 coalesced;	/* records written with MGCAP_REC_F_COALESCED */
 };
 
 /*
@@ -272,6 +279,8 @@ struct mgcap_filter {
 /* INFO as modules before netns answered it: the struct's first 56 bytes */
 #define MGCAP_IOC_INFO_V1	_IOC(_IOC_READ, MGCAP_IOC_MAGIC, 1, 56)
 #define MGCAP_IOC_STATS		_IOR(MGCAP_IOC_MAGIC, 2, struct mgcap_queue_stats)
+/* STATS as modules before coalesced frames were counted answered it: the first 40 bytes */
+#define MGCAP_IOC_STATS_V1	_IOC(_IOC_READ, MGCAP_IOC_MAGIC, 2, 40)
 /* no record published after SET_SNAPLEN returns is longer than it says */
 #define MGCAP_IOC_SET_SNAPLEN	_IOW(MGCAP_IOC_MAGIC, 3, __u32)
 #define MGCAP_IOC_SET_WAKEUP	_IOW(MGCAP_IOC_MAGIC, 4, struct mgcap_wakeup)
@@ -302,11 +311,13 @@ struct mgcap_filter {
  * of its readers.  Who reads and how (a reader's PID, COMM, SNAPLEN,
  * FILTERED and FILTER_LEN) only a caller with CAP_NET_ADMIN in the device's
  * network namespace sees (the socket's opener and the asking process both);
- * for others a reader's nest carries its five counters alone.
+ * for others a reader's nest carries its counters alone (the five and
+ * COALESCED).
  */
 enum mgcap_cmd {
 	MGCAP_CMD_UNSPEC,
-	MGCAP_CMD_START,	/* IFINDEX|IFNAME [RING_SIZE] [SNAPLEN] [MODE] */
+	/* IFINDEX|IFNAME [RING_SIZE] [SNAPLEN] [MODE] [AUTOSTOP] [KEEP_COALESCING] */
+	MGCAP_CMD_START,
 	MGCAP_CMD_STOP,		/* IFINDEX|IFNAME */
 	MGCAP_CMD_SET,		/* IFINDEX|IFNAME MODE */
 	MGCAP_CMD_GET,		/* IFINDEX|IFNAME, or dump: every captured device */
@@ -326,10 +337,27 @@ enum mgcap_attr {
 	MGCAP_ATTR_NUM_QUEUES,	/* u32, reply only */
 	MGCAP_ATTR_QUEUES,	/* nest of MGCAP_ATTR_QUEUE, reply only */
 	MGCAP_ATTR_AUTOSTOP,	/* flag: stop once the last reader of every queue closed */
+	/* flag: leave the device's coalescing as it is (see MGCAP_COALESCING_GRO) */
+	MGCAP_ATTR_KEEP_COALESCING,
+	MGCAP_ATTR_COALESCING_OFF,	/* u32, MGCAP_COALESCING_*, reply only */
 	__MGCAP_ATTR_MAX
 };
 
 #define MGCAP_ATTR_MAX (__MGCAP_ATTR_MAX - 1)
+
+/*
+ * What merges received frames before the capture sees them, each as
+ * ethtool -K names it.  A capture records frames as they were on the wire:
+ * while a device is captured, whichever of these it has on and can turn
+ * off are off (unless its START had MGCAP_ATTR_KEEP_COALESCING), and
+ * MGCAP_ATTR_COALESCING_OFF says which.  The stop turns them on again,
+ * each where nobody turned it on meanwhile (after that, it is theirs).
+ */
+#define MGCAP_COALESCING_GRO		_BITUL(0)	/* gro */
+#define MGCAP_COALESCING_LRO		_BITUL(1)	/* lro */
+#define MGCAP_COALESCING_GRO_HW		_BITUL(2)	/* rx-gro-hw */
+#define MGCAP_COALESCING_GRO_LIST	_BITUL(3)	/* rx-gro-list */
+#define MGCAP_COALESCING_GRO_UDP_FWD	_BITUL(4)	/* rx-udp-gro-forwarding */
 
 /* one nest per queue inside MGCAP_ATTR_QUEUES */
 #define MGCAP_ATTR_QUEUE	1
@@ -347,6 +375,7 @@ enum mgcap_queue_attr {
 	MGCAP_QATTR_HIGH_WATER,	/* u64 */
 	MGCAP_QATTR_NUM_READERS, /* u32, readers that have the queue open */
 	MGCAP_QATTR_READERS,	/* nest of MGCAP_ATTR_READER, one per reader */
+	MGCAP_QATTR_COALESCED,	/* u64, records of coalesced frames */
 	__MGCAP_QATTR_MAX
 };
 
@@ -376,6 +405,7 @@ enum mgcap_reader_attr {
 	MGCAP_RATTR_FILTERED,	/* u64, frames its kernel filter rejected */
 	MGCAP_RATTR_FILTER_LEN,	/* u32, instructions of its kernel filter; 0: none */
 	MGCAP_RATTR_OUT_OF_ORDER, /* u64, as the reader counts it (mgcap_ring_ctrl) */
+	MGCAP_RATTR_COALESCED,	/* u64, records of coalesced frames */
 	__MGCAP_RATTR_MAX
 };
 
