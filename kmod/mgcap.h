@@ -137,7 +137,7 @@ struct mgcap_queue {
  * capture.c creates it and owns the stop; reader.c counts the readers,
  * schedules and cancels the stop and frees it.
  */
-#define MGCAP_AUTOSTOP_GRACE	(15 * HZ)
+#define MGCAP_AUTOSTOP_GRACE	(30 * HZ)
 #define MGCAP_AUTOSTOP_LINGER	HZ
 struct mgcap_autostop {
 	struct kref ref;		/* the capture's, each reader's, a queued stop's */

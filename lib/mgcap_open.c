@@ -11,14 +11,15 @@
 #include "mgcap_open.h"
 
 /*
- * How long a reader that started a capture waits for udev to give its new
- * nodes to the group mgcap (a user with CAP_NET_ADMIN alone, as
- * mgdump@.service's, may open them only then): only while udev has not
- * handled them yet, which in an emulated guest took more than 3 s.  Below
- * the 15 s a capture started for its readers waits for the first (a
- * refused reader then learns why, before the capture goes).
+ * How long an opener waits for udev to give a new node to the group mgcap
+ * (the packages' rule), whoever made it: a member of the group right after
+ * root's `mgcap start`, or mgdump@.service's user, which starts captures
+ * with CAP_NET_ADMIN alone.  Only while udev has not handled the node yet,
+ * which an emulated guest under load took more than 10 s to do.  Below the
+ * 30 s a capture started for its readers waits for the first (a refused
+ * reader then learns why, before the capture goes).
  */
-#define NODE_UDEV_WAIT_MS	10000
+#define NODE_UDEV_WAIT_MS	25000
 
 /* Keeps @ifname's of the @n nodes at the front of @nodes: their count. */
 static int keep_device(struct mgcap_queue_node *nodes, int n, const char *ifname)
@@ -57,7 +58,8 @@ int mgcap_device_queues(const char *ifname, int start, uint64_t ring_size,
 	int n;
 
 	*nodes = NULL;
-	*started = 0;
+	if (started)
+		*started = 0;
 	n = list_device(ifname, nodes, e);
 	if (n || !start)
 		return n;
@@ -71,7 +73,8 @@ int mgcap_device_queues(const char *ifname, int start, uint64_t ring_size,
 		return mgcap_fail(e, nle.err, "cannot start capturing %s: %s", ifname,
 				  mgcap_nl_strerror(&nle));
 	}
-	*started = 1;
+	if (started)
+		*started = 1;
 	n = list_device(ifname, nodes, e);
 	if (n == 0)
 		return mgcap_fail(e, ENODEV, "the capture of %s stopped at once", ifname);
@@ -92,15 +95,14 @@ static bool udev_pending(const char *devnode)
 	       st.st_uid == 0 && st.st_gid == 0 && (st.st_mode & 07777) == 0600;
 }
 
-int mgcap_open_queue(struct mgcap_reader *r, const char *devnode, int just_created,
-		     struct mgcap_error *e)
+int mgcap_open_queue(struct mgcap_reader *r, const char *devnode, struct mgcap_error *e)
 {
 	char err[160];
 	int waited_ms;
 
 	for (waited_ms = 0;; waited_ms += 10) {
 		/* asked before the open: a refusal after udev was done is final */
-		bool pending = just_created && udev_pending(devnode);
+		bool pending = udev_pending(devnode);
 
 		if (mgcap_reader_open(r, devnode, err, sizeof(err)) == 0)
 			return 0;

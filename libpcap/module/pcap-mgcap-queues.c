@@ -126,10 +126,10 @@ static int open_dev_queues(pcap_t *p, size_t d)
 	struct mgcap_queue_stats *stats_base;
 	struct mgcap_error e;
 	size_t *queue_dev;
-	int count, i, started, status = 0;
+	int count, i, status = 0;
 
 	count = mgcap_device_queues(dev->src.ifname, 1, (uint64_t)p->opt.buffer_size, &nodes,
-				    &started, &e);
+				    NULL, &e);
 	if (count < 0)
 		return lib_error(p, &e);
 	/* grown one by one: what is open stays where cleanup finds it */
@@ -154,7 +154,7 @@ static int open_dev_queues(pcap_t *p, size_t d)
 		if (!mgcap_source_has_queue(&dev->src, nodes[i].queue))
 			continue;
 		memset(&pm->queues[n], 0, sizeof(pm->queues[n]));
-		if (mgcap_open_queue(&pm->queues[n].r, nodes[i].devnode, started, &e) < 0) {
+		if (mgcap_open_queue(&pm->queues[n].r, nodes[i].devnode, &e) < 0) {
 			status = lib_error(p, &e);
 			break;
 		}

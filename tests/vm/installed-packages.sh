@@ -53,10 +53,10 @@ system_libpcap_put_in() {
 # belong to group mgcap)
 
 # wait_node DEV there|gone: until DEV's first queue node is there, or gone
-# (30 s at most: more than the 15 s a capture waits for its first reader, and
+# (45 s at most: more than the 30 s a capture waits for its first reader, and
 # a user's tshark under emulation can take long to open its source)
 wait_node() {
-	wait_for 30000 "/dev/mgcap/$1@0 $2" node_is "$1" "$2"
+	wait_for 45000 "/dev/mgcap/$1@0 $2" node_is "$1" "$2"
 }
 node_is() {
 	if [ "$2" = there ]; then [ -e "/dev/mgcap/$1@0" ]; else [ ! -e "/dev/mgcap/$1@0" ]; fi
