@@ -97,13 +97,17 @@ gro() { ethtool -k "$1" | sed -n 's/^generic-receive-offload: \([a-z]*\).*/\1/p'
 # namespace NS) to 192.0.2.2
 tcp_stream() {
 	start_until receiver ready timeout 60 $TRAFFIC tcp-recv || return 1
-	ip netns exec "$1" timeout 60 $TRAFFIC tcp-send "$2" || return 1
+	ip netns exec "$1" timeout 60 $TRAFFIC tcp-send "$2" >"$TMP/sender" 2>&1 ||
+		{ bad "the sender: $(tail -n 3 "$TMP/sender")"; return 1; }
 	wait_end receiver >/dev/null && grep -q "^received $2\$" "$TMP/receiver" ||
 		{ bad "the receiver got: $(cat "$TMP/receiver")"; return 1; }
 }
 
 # udp_imix NS COUNT: COUNT datagrams of IMIX frames from 192.0.2.1 (in NS)
-udp_imix() { ip netns exec "$1" timeout 120 $TRAFFIC udp-imix "$2"; }
+udp_imix() {
+	ip netns exec "$1" timeout 120 $TRAFFIC udp-imix "$2" >"$TMP/sender" 2>&1 ||
+		{ bad "the sender: $(tail -n 3 "$TMP/sender")"; return 1; }
+}
 
 # stop_tcpdumps NAME...: SIGINT to each, then their ends
 stop_tcpdumps() {
@@ -114,23 +118,28 @@ stop_tcpdumps() {
 # as_sent NS TX RX TRAFFIC...: TRAFFIC, with the frames from 192.0.2.1
 # captured three times: as they go out of TX (AF_PACKET, in NS), by
 # mgcap:RX and by AF_PACKET on RX; each frame's length on the wire in
-# $TMP/sent.len, mgcap.len, afpacket.len.  Fails unless both captures on RX
-# hold every frame sent, in its order and length, mgcap's dropping none.
+# $TMP/sent.len, mgcap.len, afpacket.len.  Fails unless mgcap's capture
+# holds every frame sent, in its order and length, dropping none, and
+# AF_PACKET's on RX does too unless it says it dropped some (the
+# emulated guest's CPU is AF_PACKET's limit, not the wire's).  The
+# sending side's capture is the truth: it must have dropped none.
 as_sent() {
 	a_ns=$1 a_tx=$2 a_rx=$3
 	shift 3
 	a_filter="src host 192.0.2.1"
 	start_tcpdump mgcap -i "mgcap:$a_rx" -s 262144 -w "$TMP/mgcap.pcap" "$a_filter" || return 1
 	start_until afpacket "listening on" timeout 120 tcpdump -Z root -i "$a_rx" -s 262144 \
-		-w "$TMP/afpacket.pcap" "$a_filter" || return 1
+		-B 32768 -w "$TMP/afpacket.pcap" "$a_filter" || return 1
 	start_until sent "listening on" ip netns exec "$a_ns" timeout 120 tcpdump -Z root \
-		-i "$a_tx" -Q out -s 262144 -w "$TMP/sent.pcap" "$a_filter" || return 1
+		-i "$a_tx" -Q out -s 262144 -B 32768 -w "$TMP/sent.pcap" "$a_filter" || return 1
 	"$@" || return 1
 	# (the last frames are in every capture's buffer by now)
 	wait_drained || return 1
 	stop_tcpdumps mgcap afpacket sent
 	grep -q "^0 packets dropped by kernel" "$TMP/mgcap" ||
 		bad "tcpdump -i mgcap:$a_rx: $(grep "dropped by kernel" "$TMP/mgcap")"
+	grep -q "^0 packets dropped by kernel" "$TMP/sent" ||
+		{ bad "the sending side's capture, the truth, lost frames: $(grep "dropped by kernel" "$TMP/sent")"; return 1; }
 	! grep "coalesced" "$TMP/mgcap" || bad "tcpdump -i mgcap:$a_rx said so"
 	for a_f in sent mgcap afpacket; do
 		$TRAFFIC pcap-lengths "$TMP/$a_f.pcap" >"$TMP/$a_f.len" || return 1
@@ -142,9 +151,13 @@ as_sent() {
 	cmp -s "$TMP/sent.len" "$TMP/mgcap.len" ||
 		bad "mgcap:$a_rx holds $(wc -l <"$TMP/mgcap.len") frames (the longest $a_longest bytes), not the $a_sent sent:" \
 			"$(diff "$TMP/sent.len" "$TMP/mgcap.len" | head -n 6 | tr '\n' ' ')"
-	cmp -s "$TMP/sent.len" "$TMP/afpacket.len" ||
-		bad "AF_PACKET on $a_rx holds $(wc -l <"$TMP/afpacket.len") frames, not the $a_sent sent:" \
-			"$(diff "$TMP/sent.len" "$TMP/afpacket.len" | head -n 6 | tr '\n' ' ')"
+	if grep -q "^0 packets dropped by kernel" "$TMP/afpacket"; then
+		cmp -s "$TMP/sent.len" "$TMP/afpacket.len" ||
+			bad "AF_PACKET on $a_rx holds $(wc -l <"$TMP/afpacket.len") frames, not the $a_sent sent:" \
+				"$(diff "$TMP/sent.len" "$TMP/afpacket.len" | head -n 6 | tr '\n' ' ')"
+	else
+		say "AF_PACKET on $a_rx: $(grep "dropped by kernel" "$TMP/afpacket")"
+	fi
 }
 
 # background reader: wait_start NAME ARGS...; its output in $TMP/NAME

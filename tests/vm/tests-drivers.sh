@@ -26,14 +26,16 @@ nic_of() {
 }
 
 # driver_pair DRIVER: $rx (192.0.2.2, here, the driver's defaults) and $tx
-# (192.0.2.1, in namespace snd, its segmentation offloads off), both with
+# (192.0.2.1, in namespace snd, its segmentation and checksum offloads off), both with
 # their links up.  Fails where the VM has no such pair.
 driver_pair() {
 	rx=$(nic_of "$1" 1) && tx=$(nic_of "$1" 2) ||
 		{ bad "no $1 pair in this VM (run-vm.sh, MGCAP_VM_NICS)"; return 1; }
 	ip netns add snd && ip link set "$tx" netns snd ||
 		{ bad "$1: $tx into namespace snd"; return 1; }
-	ip netns exec snd ethtool -K "$tx" tso off gso off 2>/dev/null
+	# (and its checksums computed: the hub has no virtio header to carry
+	# a partial one to the receiver, which would drop the TCP stream)
+	ip netns exec snd ethtool -K "$tx" tso off gso off tx off 2>/dev/null
 	ip netns exec snd ethtool -k "$tx" | grep -q "^generic-segmentation-offload: off" ||
 		{ bad "$tx: segmentation offloads stay on"; return 1; }
 	ip -n snd addr add 192.0.2.1/24 dev "$tx" && ip -n snd link set "$tx" up &&
@@ -56,7 +58,10 @@ each_driver() {
 	e_status=0
 	for e_driver in $DRIVERS; do
 		say "--- $e_driver"
+		rx=
 		driver_pair "$e_driver" && "$1" "$e_driver" || e_status=1
+		# 192.0.2.2 on one receiver only: the next pair's replies go out of its own
+		[ -n "$rx" ] && ip addr flush dev "$rx" 2>/dev/null
 		# (the namespace's end gives the sender back, in a work of its own)
 		ip netns del snd 2>/dev/null
 		wait_for 30000 "the sender back from its namespace" nic_of "$e_driver" 2 >/dev/null
@@ -74,10 +79,10 @@ every_frame_as_sent() {
 	[ "$(gro "$rx")" = on ] || bad "$1: the driver's GRO is '$(gro "$rx")' by default"
 	$MGCAP start "$rx" >/dev/null || { bad "$1: mgcap start $rx"; return 1; }
 	[ "$(gro "$rx")" = off ] || bad "$rx captured: gro is '$(gro "$rx")'"
-	as_sent snd "$tx" "$rx" tcp_stream snd 2000000 || return 1
-	as_sent snd "$tx" "$rx" udp_imix snd 3000 || return 1
-	[ "$(wc -l <"$TMP/sent.len")" = 3000 ] ||
-		bad "the sender put $(wc -l <"$TMP/sent.len") datagrams on the wire, not 3000"
+	as_sent snd "$tx" "$rx" tcp_stream snd 1000000 || return 1
+	as_sent snd "$tx" "$rx" udp_imix snd 1200 || return 1
+	$TRAFFIC imix-lengths 1200 | cmp -s - "$TMP/mgcap.len" ||
+		bad "mgcap:$rx does not hold the 1200 IMIX frames sent, in their order"
 	$MGCAP stop "$rx" >/dev/null || return 1
 	[ "$(gro "$rx")" = on ] || bad "$rx after the stop: gro is '$(gro "$rx")'"
 }

@@ -8,6 +8,7 @@
                                    frames have a simple IMIX's lengths (60 to
                                    1514 bytes), paced so that no NIC's ring
                                    overflows under emulation
+  wire-traffic.py imix-lengths COUNT  the lengths of udp-imix's COUNT frames
   wire-traffic.py pcap-lengths PCAP  each frame's length on the wire (orig_len)
 """
 import socket
@@ -42,13 +43,21 @@ def tcp_send(nbytes):
     c.close()
 
 
+def imix_payload(i):
+    return IMIX[i % len(IMIX)] - ETH_IP_UDP
+
+
 def udp_imix(count):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     for i in range(count):
-        payload = max(IMIX[i % len(IMIX)] - ETH_IP_UDP, 0)
-        s.sendto(i.to_bytes(4, "big") + b"u" * max(payload - 4, 0), ("192.0.2.2", 5002))
+        s.sendto(i.to_bytes(4, "big") + b"u" * (imix_payload(i) - 4), ("192.0.2.2", 5002))
         if i % 32 == 31:
             time.sleep(0.005)
+
+
+def imix_lengths(count):
+    for i in range(count):
+        print(imix_payload(i) + ETH_IP_UDP)
 
 
 def pcap_lengths(path):
@@ -70,6 +79,8 @@ def main():
         tcp_send(int(sys.argv[2]))
     elif cmd == "udp-imix":
         udp_imix(int(sys.argv[2]))
+    elif cmd == "imix-lengths":
+        imix_lengths(int(sys.argv[2]))
     elif cmd == "pcap-lengths":
         pcap_lengths(sys.argv[2])
     else:
