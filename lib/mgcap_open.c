@@ -83,16 +83,17 @@ int mgcap_device_queues(const char *ifname, int start, uint64_t ring_size,
 
 /*
  * Whether udev may still give @devnode to the capture group: udevd runs and
- * the node is still as devtmpfs made it (root's, mode 0600).  (Not udev's
- * database: the record of an earlier node of the same number may still be
- * there, its removal queued behind the new node's rules.)
+ * the node is still root's alone, as devtmpfs made it (0600; udev changes
+ * its group before its mode, so a node of group mgcap and mode 0600 is half
+ * done).  (Not udev's database: the record of an earlier node of the same
+ * number may still be there, its removal queued behind the new node's.)
  */
 static bool udev_pending(const char *devnode)
 {
 	struct stat st;
 
 	return access("/run/udev/control", F_OK) == 0 && stat(devnode, &st) == 0 &&
-	       st.st_uid == 0 && st.st_gid == 0 && (st.st_mode & 07777) == 0600;
+	       st.st_uid == 0 && (st.st_mode & 0077) == 0;
 }
 
 int mgcap_open_queue(struct mgcap_reader *r, const char *devnode, struct mgcap_error *e)
