@@ -80,7 +80,10 @@ int mgcap_queues_open(pcap_t *p);
 int mgcap_queues_start(pcap_t *p, uint32_t tstamp_source);
 void mgcap_queues_close(pcap_t *p);
 int pcap_mgcap_stats(pcap_t *p, struct pcap_stat *ps);
-/* records of coalesced frames (MGCAP_REC_F_COALESCED) since the start: 0 or PCAP_ERROR */
+/*
+ * Records of coalesced frames (MGCAP_REC_F_COALESCED) since the queues
+ * started: 0, or -1 (errbuf left as it is: a report, not an error)
+ */
 int mgcap_queues_coalesced(pcap_t *p, uint64_t *coalesced);
 
 /*

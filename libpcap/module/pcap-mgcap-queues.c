@@ -21,7 +21,8 @@
 #include "mgcap_netdev.h"
 #include "mgcap_open.h"
 
-static int queue_stats(pcap_t *p, size_t i, struct mgcap_queue_stats *st)
+/* Queue @i's counters: 0, or -1 with errno. */
+static int queue_stats_of(pcap_t *p, size_t i, struct mgcap_queue_stats *st)
 {
 	struct pcap_mgcap *pm = p->priv;
 	int fd = pm->queues[i].r.fd;
@@ -31,6 +32,14 @@ static int queue_stats(pcap_t *p, size_t i, struct mgcap_queue_stats *st)
 	/* a module from before coalesced frames were counted: none counted */
 	memset(st, 0, sizeof(*st));
 	if (errno == ENOTTY && ioctl(fd, MGCAP_IOC_STATS_V1, st) == 0)
+		return 0;
+	return -1;
+}
+
+/* The same, or -1 with errbuf. */
+static int queue_stats(pcap_t *p, size_t i, struct mgcap_queue_stats *st)
+{
+	if (queue_stats_of(p, i, st) == 0)
 		return 0;
 	pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno, "mgcap: MGCAP_IOC_STATS");
 	return -1;
@@ -93,8 +102,8 @@ int mgcap_queues_coalesced(pcap_t *p, uint64_t *coalesced)
 	for (i = 0; i < pm->nqueues; i++) {
 		struct mgcap_queue_stats st;
 
-		if (queue_stats(p, i, &st))
-			return PCAP_ERROR;
+		if (queue_stats_of(p, i, &st))
+			return -1;
 		*coalesced += st.coalesced - pm->stats_base[i].coalesced;
 	}
 	return 0;

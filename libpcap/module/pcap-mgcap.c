@@ -120,7 +120,7 @@ void pcap_mgcap_cleanup(pcap_t *p)
 		fprintf(stderr, "mgcap: %s: %llu frames delivered out of stamp order\n",
 			p->opt.device, (unsigned long long)pm->merge.order.out_of_order);
 	/* nor which records held several wire frames behind one stamp */
-	if (pm->queues && mgcap_queues_coalesced(p, &coalesced) == 0 && coalesced)
+	if (p->activated && mgcap_queues_coalesced(p, &coalesced) == 0 && coalesced)
 		fprintf(stderr, "mgcap: %s: %llu records of coalesced frames (GRO or LRO on: "
 			"see mgcap show)\n", p->opt.device, (unsigned long long)coalesced);
 	mgcap_queues_close(p);
@@ -242,6 +242,7 @@ static int pcap_mgcap_activate(pcap_t *p)
 PCAP_API_DEF int pcap_mgcap_tstamp_report(pcap_t *p, char *buf, size_t len)
 {
 	struct pcap_mgcap *pm = p->priv;
+	int64_t coalesced;
 	size_t i;
 
 	if (p->activate_op != pcap_mgcap_activate || !p->activated)
@@ -266,11 +267,12 @@ PCAP_API_DEF int pcap_mgcap_tstamp_report(pcap_t *p, char *buf, size_t len)
 		snprintf(buf + used, len - used, "%s%llu delivered out of stamp order",
 			 used ? "; " : "", (unsigned long long)pm->merge.order.out_of_order);
 	}
-	if (len && pcap_mgcap_coalesced(p) > 0) {
+	coalesced = pcap_mgcap_coalesced(p);
+	if (len && coalesced > 0) {
 		size_t used = strlen(buf);
 
 		snprintf(buf + used, len - used, "%s%lld records of coalesced frames",
-			 used ? "; " : "", (long long)pcap_mgcap_coalesced(p));
+			 used ? "; " : "", (long long)coalesced);
 	}
 	return pm->ts.type;
 }

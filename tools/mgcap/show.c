@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <inttypes.h>
 #include <string.h>
+#include <linux/mgcap.h>
 
 #include "parse.h"
 #include "show.h"
@@ -29,8 +30,15 @@ static void json_counters(FILE *f, const struct mgcap_nl_counters *c)
 }
 
 /* MGCAP_COALESCING_*, as ethtool -K names them */
-static const char *const coalescing_names[] = {
-	"gro", "lro", "rx-gro-hw", "rx-gro-list", "rx-udp-gro-forwarding",
+static const struct {
+	uint32_t bit;
+	const char *name;
+} coalescing_names[] = {
+	{ MGCAP_COALESCING_GRO, "gro" },
+	{ MGCAP_COALESCING_LRO, "lro" },
+	{ MGCAP_COALESCING_GRO_HW, "rx-gro-hw" },
+	{ MGCAP_COALESCING_GRO_LIST, "rx-gro-list" },
+	{ MGCAP_COALESCING_GRO_UDP_FWD, "rx-udp-gro-forwarding" },
 };
 
 /* @off's names, each after @sep, @quote around each */
@@ -40,8 +48,9 @@ static void coalescing_list(FILE *f, uint32_t off, const char *sep, const char *
 	int n = 0;
 
 	for (i = 0; i < sizeof(coalescing_names) / sizeof(coalescing_names[0]); i++)
-		if (off & (1U << i))
-			fprintf(f, "%s%s%s%s", n++ ? sep : "", quote, coalescing_names[i], quote);
+		if (off & coalescing_names[i].bit)
+			fprintf(f, "%s%s%s%s", n++ ? sep : "", quote, coalescing_names[i].name,
+				quote);
 }
 
 /* What the capture did to the device's coalescing, and what came coalesced. */
