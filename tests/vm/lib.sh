@@ -119,7 +119,9 @@ stop_tcpdumps() {
 # captured three times: as they go out of TX (AF_PACKET, in NS), by
 # mgcap:RX and by AF_PACKET on RX; each frame's length on the wire in
 # $TMP/sent.len, mgcap.len, afpacket.len.  Fails unless mgcap's capture
-# holds every frame sent, in its order and length, dropping none, and
+# holds every frame sent, each of its length, dropping none (not in the
+# order of the sender's tap: frames sent from two CPUs reach the receiver
+# through two CPUs' backlogs), and
 # AF_PACKET's on RX does too unless it says it dropped some (the
 # emulated guest's CPU is AF_PACKET's limit, not the wire's).  The
 # sending side's capture is the truth: it must have dropped none.
@@ -142,7 +144,7 @@ as_sent() {
 		{ bad "the sending side's capture, the truth, lost frames: $(grep "dropped by kernel" "$TMP/sent")"; return 1; }
 	! grep "coalesced" "$TMP/mgcap" || bad "tcpdump -i mgcap:$a_rx said so"
 	for a_f in sent mgcap afpacket; do
-		$TRAFFIC pcap-lengths "$TMP/$a_f.pcap" >"$TMP/$a_f.len" || return 1
+		$TRAFFIC pcap-lengths "$TMP/$a_f.pcap" | sort -n >"$TMP/$a_f.len" || return 1
 	done
 	a_sent=$(wc -l <"$TMP/sent.len")
 	a_longest=$(sort -n "$TMP/mgcap.len" | tail -n 1)

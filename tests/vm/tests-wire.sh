@@ -26,8 +26,8 @@ wire_pair() {
 
 # The issue's stream: 4 MB of TCP.  On the code before, `tcpdump -i
 # mgcap:vB` held 141 frames for 2,967 sent, 93 of them longer than 1514
-# bytes.  Now the capture holds every frame the sender put on the wire, in
-# its order and length, as AF_PACKET on the sending side saw it go out; and
+# bytes.  Now the capture holds every frame the sender put on the wire,
+# each of its length, as AF_PACKET on the sending side saw it go out; and
 # AF_PACKET on vB, beside it, sees the same (GRO is off for every program
 # while vB is captured).
 t_tcp_stream_captured_frame_by_frame_as_sent() {
