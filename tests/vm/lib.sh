@@ -109,6 +109,13 @@ udp_imix() {
 		{ bad "the sender: $(tail -n 3 "$TMP/sender")"; return 1; }
 }
 
+# files_settled FILE...: no FILE grew over half a second
+files_settled() {
+	f_before=$(stat -c %s "$@")
+	sleep 0.5	# (the span a growing file is watched)
+	[ "$(stat -c %s "$@")" = "$f_before" ]
+}
+
 # stop_tcpdumps NAME...: SIGINT to each, then their ends
 stop_tcpdumps() {
 	for n in "$@"; do eval "kill -INT \$pid_$n"; done
@@ -130,13 +137,18 @@ as_sent() {
 	shift 3
 	a_filter="src host 192.0.2.1"
 	start_tcpdump mgcap -i "mgcap:$a_rx" -s 262144 -w "$TMP/mgcap.pcap" "$a_filter" || return 1
+	# (AF_PACKET's in immediate mode, each frame written as it comes: a
+	# block of TPACKET_V3 not yet handed over when tcpdump stops is lost
+	# without being counted)
 	start_until afpacket "listening on" timeout 120 tcpdump -Z root -i "$a_rx" -s 262144 \
-		-B 32768 -w "$TMP/afpacket.pcap" "$a_filter" || return 1
+		-B 32768 --immediate-mode -U -w "$TMP/afpacket.pcap" "$a_filter" || return 1
 	start_until sent "listening on" ip netns exec "$a_ns" timeout 120 tcpdump -Z root \
-		-i "$a_tx" -Q out -s 262144 -B 32768 -w "$TMP/sent.pcap" "$a_filter" || return 1
+		-i "$a_tx" -Q out -s 262144 -B 32768 --immediate-mode -U -w "$TMP/sent.pcap" \
+		"$a_filter" || return 1
 	"$@" || return 1
 	# (the last frames are in every capture's buffer by now)
-	wait_drained || return 1
+	wait_drained && wait_for 20000 "AF_PACKET's files to stop growing" \
+		files_settled "$TMP/afpacket.pcap" "$TMP/sent.pcap" || return 1
 	stop_tcpdumps mgcap afpacket sent
 	grep -q "^0 packets dropped by kernel" "$TMP/mgcap" ||
 		bad "tcpdump -i mgcap:$a_rx: $(grep "dropped by kernel" "$TMP/mgcap")"
