@@ -2,8 +2,9 @@
 # run-vm.sh KVER OUTDIR COMMAND
 # (environment: MGCAP_VM_CPUS, MGCAP_VM_MEMORY, MGCAP_VM_APPEND: kernel
 # arguments besides log_buf_len=16M (a run's messages, all of them),
-# MGCAP_VM_QEMU_OPTS: extra QEMU options, MGCAP_VM_TIMEOUT, MGCAP_VM_NICS:
-# the emulated NICs, see below)
+# MGCAP_VM_QEMU_OPTS: extra QEMU options, MGCAP_VM_TIMEOUT: seconds, 2700 by
+# default (the first kernel's run of every suite took 1,800 beside a debug
+# kernel's run), MGCAP_VM_NICS: the emulated NICs, see below)
 #
 # Boots Debian's kernel KVER in a virtme-ng VM (software emulation; the host's
 # root file system is visible read-only, OUTDIR writable), runs COMMAND there,
@@ -50,7 +51,7 @@ qemu_opts=${qemu_opts% }
 start=$(date +%s)
 # (--verbose: the kernel's console in OUTDIR/vng.log, where a panic that ends
 # the VM before the command does shows)
-timeout "${MGCAP_VM_TIMEOUT:-1800}" vng --verbose --run "$vmlinuz" --disable-kvm --force-9p \
+timeout "${MGCAP_VM_TIMEOUT:-2700}" vng --verbose --run "$vmlinuz" --disable-kvm --force-9p \
 	--cpus "${MGCAP_VM_CPUS:-2}" --memory "${MGCAP_VM_MEMORY:-1G}" --rwdir "$out" \
 	--append "log_buf_len=16M ${MGCAP_VM_APPEND:-}" \
 	${qemu_opts:+--qemu-opts="$qemu_opts"} \
