@@ -96,8 +96,9 @@ gro() { ethtool -k "$1" | sed -n 's/^generic-receive-offload: \([a-z]*\).*/\1/p'
 # tcp_stream NS BYTES: BYTES over one TCP connection from 192.0.2.1 (in
 # namespace NS) to 192.0.2.2
 tcp_stream() {
-	start_until receiver ready timeout 60 $TRAFFIC tcp-recv || return 1
-	ip netns exec "$1" timeout 60 $TRAFFIC tcp-send "$2" >"$TMP/sender" 2>&1 ||
+	# (a debug kernel's stream of 4 MB took longer than a minute)
+	start_until receiver ready timeout 300 $TRAFFIC tcp-recv || return 1
+	ip netns exec "$1" timeout 300 $TRAFFIC tcp-send "$2" >"$TMP/sender" 2>&1 ||
 		{ bad "the sender: $(tail -n 3 "$TMP/sender")"; return 1; }
 	wait_end receiver >/dev/null && grep -q "^received $2\$" "$TMP/receiver" ||
 		{ bad "the receiver got: $(cat "$TMP/receiver")"; return 1; }
@@ -105,7 +106,7 @@ tcp_stream() {
 
 # udp_imix NS COUNT: COUNT datagrams of IMIX frames from 192.0.2.1 (in NS)
 udp_imix() {
-	ip netns exec "$1" timeout 120 $TRAFFIC udp-imix "$2" >"$TMP/sender" 2>&1 ||
+	ip netns exec "$1" timeout 300 $TRAFFIC udp-imix "$2" >"$TMP/sender" 2>&1 ||
 		{ bad "the sender: $(tail -n 3 "$TMP/sender")"; return 1; }
 }
 
@@ -136,13 +137,15 @@ as_sent() {
 	a_ns=$1 a_tx=$2 a_rx=$3
 	shift 3
 	a_filter="src host 192.0.2.1"
-	start_tcpdump mgcap -i "mgcap:$a_rx" -s 262144 -w "$TMP/mgcap.pcap" "$a_filter" || return 1
+	# (600 s at most: a debug kernel's TCP stream takes minutes)
+	start_until mgcap "listening on" timeout 600 $RUN tcpdump -Z root -i "mgcap:$a_rx" \
+		-s 262144 -w "$TMP/mgcap.pcap" "$a_filter" || return 1
 	# (AF_PACKET's in immediate mode, each frame written as it comes: a
 	# block of TPACKET_V3 not yet handed over when tcpdump stops is lost
 	# without being counted)
-	start_until afpacket "listening on" timeout 120 tcpdump -Z root -i "$a_rx" -s 262144 \
+	start_until afpacket "listening on" timeout 600 tcpdump -Z root -i "$a_rx" -s 262144 \
 		-B 32768 --immediate-mode -U -w "$TMP/afpacket.pcap" "$a_filter" || return 1
-	start_until sent "listening on" ip netns exec "$a_ns" timeout 120 tcpdump -Z root \
+	start_until sent "listening on" ip netns exec "$a_ns" timeout 600 tcpdump -Z root \
 		-i "$a_tx" -Q out -s 262144 -B 32768 --immediate-mode -U -w "$TMP/sent.pcap" \
 		"$a_filter" || return 1
 	"$@" || return 1

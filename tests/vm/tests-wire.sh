@@ -15,6 +15,8 @@ USER_SPACE_TESTS=""
 
 # wire_pair: vA (192.0.2.1) in namespace wire, vB (192.0.2.2) here with GRO on
 wire_pair() {
+	# (a namespace's end takes its veth pair away in a work of its own)
+	wait_for 30000 "the last test's vB gone" test ! -e /sys/class/net/vB || return 1
 	ip netns add wire && ip link add vA type veth peer name vB &&
 		ip link set vA netns wire || return 1
 	ip -n wire addr add 192.0.2.1/24 dev vA && ip -n wire link set vA up &&
