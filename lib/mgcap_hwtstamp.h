@@ -17,7 +17,7 @@ int mgcap_hwts_get(const char *dev, struct hwtstamp_config *cfg);
 /* @cfg in: the request; out: what the driver granted */
 int mgcap_hwts_set(const char *dev, struct hwtstamp_config *cfg);
 
-/* 1 if the NIC can stamp received frames in hardware */
+/* 1 if the NIC can stamp every received frame in hardware (rx_filter ALL) */
 int mgcap_hwts_rx_capable(const struct ethtool_ts_info *info);
 
 /* The name of an rx_filter value (HWTSTAMP_FILTER_*). */

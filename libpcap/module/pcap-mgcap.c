@@ -291,7 +291,8 @@ pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours)
 {
 	struct mgcap_source srcs[MGCAP_MAX_DEVICES];
 	struct pcap_mgcap *pm;
-	size_t i, with_clocks = 0;
+	size_t i, with_clocks = 0, stamping = 0;
+	struct ethtool_ts_info info;
 	pcap_t *p;
 
 	*is_ours = mgcap_source_is_ours(device);
@@ -313,6 +314,8 @@ pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours)
 		pm->devs[i].promisc_fd = -1;
 		pm->devs[i].conv.phc.fd = -1;
 		with_clocks += mgcap_phc_index(srcs[i].ifname) >= 0;
+		stamping += mgcap_hwts_info(srcs[i].ifname, &info) == 0 &&
+			    mgcap_hwts_rx_capable(&info);
 	}
 
 	p->tstamp_type_list = malloc(3 * sizeof(u_int));
@@ -321,12 +324,18 @@ pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours)
 		pcap_fmt_errmsg_for_errno(ebuf, PCAP_ERRBUF_SIZE, errno, "malloc");
 		goto fail;
 	}
-	/* ADAPTER converts through the NICs' clocks: only where every one has one */
+	/*
+	 * Adapter stamps only where every NIC stamps every received frame, as
+	 * pcap-linux lists them (an 82576 stamps PTP frames only); ADAPTER
+	 * converts through the NICs' clocks: only where every one has one.
+	 */
 	p->tstamp_type_list[0] = PCAP_TSTAMP_HOST;
 	p->tstamp_type_count = 1;
-	if (with_clocks == pm->ndevs)
-		p->tstamp_type_list[p->tstamp_type_count++] = PCAP_TSTAMP_ADAPTER;
-	p->tstamp_type_list[p->tstamp_type_count++] = PCAP_TSTAMP_ADAPTER_UNSYNCED;
+	if (stamping == pm->ndevs) {
+		if (with_clocks == pm->ndevs)
+			p->tstamp_type_list[p->tstamp_type_count++] = PCAP_TSTAMP_ADAPTER;
+		p->tstamp_type_list[p->tstamp_type_count++] = PCAP_TSTAMP_ADAPTER_UNSYNCED;
+	}
 	p->tstamp_precision_list[0] = PCAP_TSTAMP_PRECISION_MICRO;
 	p->tstamp_precision_list[1] = PCAP_TSTAMP_PRECISION_NANO;
 	p->tstamp_precision_count = 2;

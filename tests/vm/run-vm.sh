@@ -2,7 +2,9 @@
 # run-vm.sh KVER OUTDIR COMMAND
 # (environment: MGCAP_VM_CPUS, MGCAP_VM_MEMORY, MGCAP_VM_APPEND: kernel
 # arguments besides log_buf_len=16M (a run's messages, all of them),
-# MGCAP_VM_QEMU_OPTS: extra QEMU options, MGCAP_VM_TIMEOUT: seconds, 2700 by
+# MGCAP_VM_QEMU: the QEMU (default the 10.0 install-deps.sh unpacks into
+# /opt/mgcap-qemu where it did, else the system's), MGCAP_VM_QEMU_OPTS:
+# extra QEMU options, MGCAP_VM_TIMEOUT: seconds, 2700 by
 # default (the first kernel's run of every suite took 1,800 beside a debug
 # kernel's run), MGCAP_VM_NICS: the emulated NICs, see below)
 #
@@ -33,17 +35,29 @@ kmemleak_clear="mount -t debugfs none /sys/kernel/debug 2>/dev/null; \
 if [ -w $kmemleak ]; then echo clear > $kmemleak; fi"
 kmemleak_scan="if [ -w $kmemleak ]; then sleep 6; echo scan > $kmemleak; echo scan > $kmemleak; \
 cat $kmemleak >> '$out/dmesg.txt'; fi"
+qemu=${MGCAP_VM_QEMU:-/opt/mgcap-qemu/bin/qemu-system-x86_64}
+[ -x "$qemu" ] || qemu=$(command -v qemu-system-x86_64)
 # Real NIC drivers for tests-drivers.sh: a pair of each QEMU model in
-# $MGCAP_VM_NICS (default e1000e and virtio-net-pci), joined by a QEMU hub of
+# $MGCAP_VM_NICS (default e1000e, virtio-net-pci and, where the QEMU has
+# it, igb), joined by a QEMU hub of
 # their own, so that what one sends the other receives.  The pair's Nth
 # model has MACs 52:54:00:12:0N:01 (the receiver) and 52:54:00:12:0N:02.
+# An igb (QEMU 8 and later) has SR-IOV functions 128 functions after its
+# own, more than one bus of the q35 machine has room for besides the rest:
+# each igb sits alone behind a PCIe root port of its own.
 nics=
 n=0
-for model in ${MGCAP_VM_NICS-e1000e virtio-net-pci}; do
+igb=$("$qemu" -device help 2>/dev/null | grep -q '^name "igb"' && echo igb)
+for model in ${MGCAP_VM_NICS-e1000e virtio-net-pci $igb}; do
 	n=$((n + 1))
 	for end in 1 2; do
+		place=
+		if [ "$model" = igb ]; then
+			nics="$nics -device pcie-root-port,id=port$n$end,chassis=$n$end"
+			place=",bus=port$n$end"
+		fi
 		nics="$nics -netdev hubport,id=nic$n$end,hubid=$n"
-		nics="$nics -device $model,netdev=nic$n$end,mac=52:54:00:12:0$n:0$end"
+		nics="$nics -device $model,netdev=nic$n$end,mac=52:54:00:12:0$n:0$end$place"
 	done
 done
 qemu_opts="${nics# } ${MGCAP_VM_QEMU_OPTS:-}"
@@ -51,7 +65,7 @@ qemu_opts=${qemu_opts% }
 start=$(date +%s)
 # (--verbose: the kernel's console in OUTDIR/vng.log, where a panic that ends
 # the VM before the command does shows)
-timeout "${MGCAP_VM_TIMEOUT:-2700}" vng --verbose --run "$vmlinuz" --disable-kvm --force-9p \
+timeout "${MGCAP_VM_TIMEOUT:-2700}" vng --verbose --run "$vmlinuz" --qemu "$qemu" --disable-kvm --force-9p \
 	--cpus "${MGCAP_VM_CPUS:-2}" --memory "${MGCAP_VM_MEMORY:-1G}" --rwdir "$out" \
 	--append "log_buf_len=16M ${MGCAP_VM_APPEND:-}" \
 	${qemu_opts:+--qemu-opts="$qemu_opts"} \

@@ -172,8 +172,9 @@ t_adapter_phc_steps_cost_no_frame_a_wrong_stamp() {
 	say "$(echo "$check" | sed -n 's/.*truth: //p'); $(echo "$stats" | sed 's/.*by //')"
 }
 
-# tcpdump -J lists adapter only where the NIC has a PHC; asking for it
-# elsewhere gives libpcap's warning and host stamps
+# tcpdump -J lists adapter only where the NIC has a PHC, and neither
+# adapter type where it stamps nothing, as AF_PACKET's list; asking for
+# them there gives libpcap's warning and host stamps
 t_adapter_only_with_a_phc() {
 	setup 1 && ip link add nostamp0 type dummy && ip link set nostamp0 up || return 1
 	# stamping from a clock it does not name: no adapter
@@ -184,7 +185,10 @@ t_adapter_only_with_a_phc() {
 	grep -q "^  adapter (" "$TMP/j" || bad "mgt0: $(cat "$TMP/j")"
 	grep -q "^  adapter_unsynced (" "$TMP/j" || bad "mgt0: $(cat "$TMP/j")"
 	$RUN tcpdump -J -i mgcap:nostamp0 >"$TMP/j" 2>&1 || { cat "$TMP/j"; return 1; }
-	grep -q "^  adapter (" "$TMP/j" && bad "nostamp0 lists adapter: $(cat "$TMP/j")"
+	grep -q "^  adapter" "$TMP/j" && bad "nostamp0 lists adapter stamps: $(cat "$TMP/j")"
+	tcpdump -J -i nostamp0 | sed 1d >"$TMP/j-afpacket"
+	sed 1d "$TMP/j" | cmp -s - "$TMP/j-afpacket" ||
+		bad "mgcap:nostamp0 lists $(sed 1d "$TMP/j" | tr -s '\n ' ' '), AF_PACKET $(tr -s '\n ' ' ' <"$TMP/j-afpacket")"
 	$MGCAP start nostamp0 >/dev/null || return 1
 	capture tcpdump -i mgcap:nostamp0 -j adapter -w "$TMP/out.pcap" || return 1
 	kill -INT $client

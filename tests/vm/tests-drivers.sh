@@ -2,18 +2,21 @@
 # Real NIC drivers: QEMU's emulated NICs, a pair of each model on a QEMU hub
 # of its own (run-vm.sh, MGCAP_VM_NICS), driven by their Linux drivers with
 # the drivers' defaults (GRO on).  One end sends from a namespace of its
-# own, the other is captured.  Each test runs on every pair the VM has.
+# own, the other is captured.  The first tests run on every pair the VM
+# has; those of RSS, queue counts and stamps on the igb (82576) pair, which
+# QEMU 8 and later has (install-deps.sh unpacks 10.0 for the VM tests).
 #   sh tests/vm/tests-drivers.sh [TEST...]     (in the VM; lib.sh)
 ALL_TESTS="
 	t_real_drivers_capture_every_frame_as_sent
 	t_real_drivers_drop_mode_keeps_frames_from_the_stack
 	t_real_drivers_link_mtu_and_rebind_under_a_capture
+	t_real_drivers_vlan_tags_the_nic_took_out_are_put_back
+	t_igb_rss_each_queue_ring_holds_its_queue
+	t_igb_queue_count_changed_under_traffic
+	t_igb_stamps_ptp_frames_only_and_mgcap_says_so
 "
 USER_SPACE_TESTS=""
 . "$(dirname "$0")/lib.sh"
-
-# the drivers of run-vm.sh's default pairs
-DRIVERS="e1000e virtio_net"
 
 # nic_of DRIVER END: the interface of DRIVER's pair whose MAC ends in :0END
 # (1: the receiver, 2: the sender)
@@ -25,6 +28,10 @@ nic_of() {
 	return 1
 }
 
+# the drivers of run-vm.sh's default pairs: e1000e and virtio_net on every
+# QEMU, igb where it has one
+DRIVERS="e1000e virtio_net$(nic_of igb 1 >/dev/null && echo " igb")"
+
 # driver_pair DRIVER: $rx (192.0.2.2, here, the driver's defaults) and $tx
 # (192.0.2.1, in namespace snd, its segmentation and checksum offloads off), both with
 # their links up.  Fails where the VM has no such pair.
@@ -33,6 +40,8 @@ driver_pair() {
 		{ bad "no $1 pair in this VM (run-vm.sh, MGCAP_VM_NICS)"; return 1; }
 	ip netns add snd && ip link set "$tx" netns snd ||
 		{ bad "$1: $tx into namespace snd"; return 1; }
+	# (no IPv6 of its own: only the tests' frames on the wire)
+	ip netns exec snd sysctl -qw "net.ipv6.conf.$tx.disable_ipv6=1"
 	# (and its checksums computed: the hub has no virtio header to carry
 	# a partial one to the receiver, which would drop the TCP stream)
 	ip netns exec snd ethtool -K "$tx" tso off gso off tx off 2>/dev/null
@@ -52,14 +61,17 @@ links_up() {
 		[ "$(ip netns exec snd cat "/sys/class/net/$tx/carrier" 2>/dev/null)" = 1 ]
 }
 
-# each_driver TEST: TEST DRIVER for each driver, each with a pair of its own
-# (the namespace goes between them, and the sender with it)
+# each_driver TEST [DRIVER...]: TEST DRIVER for each driver (default every
+# one), each with a pair of its own (the namespace goes between them, and
+# the sender with it)
 each_driver() {
 	e_status=0
-	for e_driver in $DRIVERS; do
+	e_test=$1
+	shift
+	for e_driver in ${*:-$DRIVERS}; do
 		say "--- $e_driver"
 		rx=
-		driver_pair "$e_driver" && "$1" "$e_driver" || e_status=1
+		driver_pair "$e_driver" && "$e_test" "$e_driver" || e_status=1
 		# 192.0.2.2 on one receiver only: the next pair's replies go out of its own
 		[ -n "$rx" ] && ip addr flush dev "$rx" 2>/dev/null
 		# (the namespace's end gives the sender back, in a work of its own)
@@ -147,6 +159,171 @@ rebind_under_a_capture() {
 	modprobe -r "$1" || return 1
 	! $MGCAP show | grep -q "^$rx:" || bad "$1 unloaded: $($MGCAP show)"
 	modprobe "$1" && wait_for 10000 "$1 loaded again" nic_of "$1" 1 >/dev/null
+}
+
+# A VLAN's frames, its tag taken out by the NIC (e1000e and igb strip tags
+# by default; virtio_net does not) and kept beside the frame: the capture
+# holds each frame with its tag where it was on the wire, byte for byte
+# what AF_PACKET holds.
+t_real_drivers_vlan_tags_the_nic_took_out_are_put_back() {
+	setup 1 && each_driver vlan_tags
+}
+vlan_tags() {
+	v_strips=$(ethtool -k "$rx" | sed -n 's/^rx-vlan-offload: \([a-z]*\).*/\1/p')
+	case $1 in e1000e | igb) [ "$v_strips" = on ] || bad "$1 does not strip tags: $v_strips" ;; esac
+	ip -n snd link add link "$tx" name v100 type vlan id 100 &&
+		ip netns exec snd sysctl -qw net.ipv6.conf.v100.disable_ipv6=1 &&
+		ip -n snd addr add 198.51.100.1/24 dev v100 && ip -n snd link set v100 up &&
+		ip -n snd neigh replace 198.51.100.2 lladdr "$(cat "/sys/class/net/$rx/address")" \
+			dev v100 || return 1
+	$MGCAP start "$rx" >/dev/null || return 1
+	start_tcpdump mgcap -i "mgcap:$rx" -w "$TMP/mgcap.pcap" vlan || return 1
+	start_until afpacket "listening on" timeout 120 tcpdump -Z root -i "$rx" -B 32768 \
+		--immediate-mode -U -w "$TMP/afpacket.pcap" vlan || return 1
+	ip netns exec snd python3 -c "
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(50):
+    s.sendto(i.to_bytes(4, 'big') + b'v' * (i * 20), ('198.51.100.2', 5003))" || return 1
+	wait_drained && wait_for 20000 "AF_PACKET's file to stop growing" \
+		files_settled "$TMP/afpacket.pcap" || return 1
+	stop_tcpdumps mgcap afpacket
+	for v_f in mgcap afpacket; do
+		$TRAFFIC pcap-frames "$TMP/$v_f.pcap" | sort >"$TMP/$v_f.hex" || return 1
+	done
+	# 802.1Q, VLAN 100: bytes 12 to 15 of each frame
+	v_tagged=$(cut -c 25-32 "$TMP/mgcap.hex" | grep -c "^81000064$")
+	say "$1 (rx-vlan-offload $v_strips): mgcap holds $(wc -l <"$TMP/mgcap.hex") frames," \
+		"$v_tagged of them tagged VLAN 100; AF_PACKET $(wc -l <"$TMP/afpacket.hex")"
+	[ "$v_tagged" = 50 ] || bad "$1: $v_tagged frames of 50 tagged VLAN 100 in mgcap:$rx"
+	cmp -s "$TMP/mgcap.hex" "$TMP/afpacket.hex" ||
+		bad "$1: mgcap:$rx and AF_PACKET differ: $(diff "$TMP/mgcap.hex" "$TMP/afpacket.hex" | head -n 3 | cut -c 1-80)"
+	$MGCAP stop "$rx" >/dev/null
+}
+
+# queue_packets DEV: each receive queue's packets as the driver counts them,
+# "N COUNT" a line
+queue_packets() {
+	ethtool -S "$1" | sed -n 's/^ *rx_queue_\([0-9]*\)_packets: \([0-9]*\)$/\1 \2/p'
+}
+# queue_captured DEV: each queue ring's captured records, "N COUNT" a line
+queue_captured() {
+	$MGCAP show "$1" | awk '$NF ~ "^/dev/mgcap/" {print $1, $2}'
+}
+
+# RSS: 64 UDP flows hashed by the NIC over 4 queues (ports too: ethtool
+# -N), each queue ring holds exactly the frames the driver counts on its
+# queue, every queue some, and the merged capture every datagram sent.
+t_igb_rss_each_queue_ring_holds_its_queue() {
+	setup 1 && each_driver rss_queues igb
+}
+rss_queues() {
+	ethtool -L "$rx" combined 4 && ethtool -N "$rx" rx-flow-hash udp4 sdfn ||
+		{ bad "$1: 4 queues hashed by ports (ethtool -L, -N)"; return 1; }
+	wait_for 20000 "$rx up after ethtool -L" links_up || return 1
+	$MGCAP start "$rx" >/dev/null || return 1
+	queue_packets "$rx" >"$TMP/before"
+	start_tcpdump mgcap -i "mgcap:$rx" -w "$TMP/mgcap.pcap" "udp port 5002" || return 1
+	ip netns exec snd $TRAFFIC udp-flows 1600 64 || return 1
+	wait_drained || return 1
+	stop_tcpdumps mgcap
+	queue_packets "$rx" | join "$TMP/before" - | awk '{print $1, $3 - $2}' >"$TMP/driver"
+	queue_captured "$rx" >"$TMP/rings"
+	say "$1: per queue, the driver counted $(tr '\n' ' ' <"$TMP/driver")and the rings hold $(tr '\n' ' ' <"$TMP/rings")"
+	[ "$(wc -l <"$TMP/rings")" = 4 ] || bad "$1: $(wc -l <"$TMP/rings") queue rings, not 4"
+	cmp -s "$TMP/driver" "$TMP/rings" || bad "$1: the queue rings do not hold what the driver's queues received"
+	awk '$2 == 0 {exit 1}' "$TMP/rings" || bad "$1: RSS left a queue without frames"
+	r_ids=$($TRAFFIC pcap-udp-ids "$TMP/mgcap.pcap" | sort -un | wc -l)
+	[ "$r_ids" = 1600 ] || bad "$1: mgcap:$rx holds $r_ids datagrams of 1600"
+	$MGCAP stop "$rx" >/dev/null
+	ethtool -L "$rx" combined 2
+}
+
+# The queue count changed under a capture with traffic going (4 queues, 1,
+# then 2 again; each change resets the NIC, which loses what it held): the
+# capture goes on, a queue the capture started without shares a ring
+# (README.mgcap), and mgcap:DEV holds every datagram AF_PACKET holds;
+# after the changes, every one sent.
+t_igb_queue_count_changed_under_traffic() {
+	setup 1 && each_driver queue_count_changed igb
+}
+queue_count_changed() {
+	$MGCAP start "$rx" >/dev/null || return 1
+	start_tcpdump mgcap -i "mgcap:$rx" -w "$TMP/mgcap.pcap" "udp port 5002" || return 1
+	start_until afpacket "listening on" timeout 300 tcpdump -Z root -i "$rx" -B 32768 \
+		--immediate-mode -U -w "$TMP/afpacket.pcap" "udp port 5002" || return 1
+	# (sends until stopped)
+	ip netns exec snd $TRAFFIC udp-flows 100000000 64 >"$TMP/sender" 2>&1 &
+	q_sender=$!
+	for q_n in 4 1 2; do
+		wait_for_counter 20000 "frames captured before ethtool -L combined $q_n" 100 \
+			captured "$rx" || break
+		ethtool -L "$rx" combined "$q_n" || bad "$1: ethtool -L $rx combined $q_n"
+		wait_for 20000 "$rx up after ethtool -L combined $q_n" links_up || break
+	done
+	wait_for_counter 20000 "frames captured after the changes" 100 captured "$rx"
+	kill "$q_sender"
+	wait "$q_sender"
+	ip netns exec snd $TRAFFIC udp-flows 400 64 1000000000 || return 1
+	wait_drained && wait_for 20000 "AF_PACKET's file to stop growing" \
+		files_settled "$TMP/afpacket.pcap" || return 1
+	stop_tcpdumps mgcap afpacket
+	grep -q "^0 packets dropped by kernel" "$TMP/mgcap" ||
+		bad "mgcap:$rx: $(grep "dropped by kernel" "$TMP/mgcap")"
+	for q_f in mgcap afpacket; do
+		$TRAFFIC pcap-udp-ids "$TMP/$q_f.pcap" | sort >"$TMP/$q_f.ids" || return 1
+	done
+	q_after=$(grep -c "^1[0-9]\{9\}$" "$TMP/mgcap.ids")
+	say "$1: across the changes and 400 after them: mgcap:$rx holds $(wc -l <"$TMP/mgcap.ids")" \
+		"datagrams, 400 after $q_after; AF_PACKET $(wc -l <"$TMP/afpacket.ids"), $(grep "dropped by kernel" "$TMP/afpacket")"
+	[ "$q_after" = 400 ] || bad "$1: of the 400 sent after the changes, mgcap holds $q_after"
+	# (what AF_PACKET holds, mgcap holds; if AF_PACKET lost none, no more)
+	[ -z "$(comm -13 "$TMP/mgcap.ids" "$TMP/afpacket.ids")" ] ||
+		bad "$1: AF_PACKET holds $(comm -13 "$TMP/mgcap.ids" "$TMP/afpacket.ids" | wc -l) datagrams mgcap:$rx does not"
+	! grep -q "^0 packets dropped by kernel" "$TMP/afpacket" ||
+		cmp -s "$TMP/mgcap.ids" "$TMP/afpacket.ids" ||
+		bad "$1: mgcap:$rx holds $(comm -23 "$TMP/mgcap.ids" "$TMP/afpacket.ids" | wc -l) datagrams AF_PACKET, dropping none, does not"
+	[ "$($MGCAP show "$rx" | grep -c '/dev/mgcap/')" = 2 ] || bad "$1: $($MGCAP show "$rx")"
+	$MGCAP stop "$rx" >/dev/null
+}
+
+# The 82576 stamps PTP event frames only, never every frame (its driver
+# offers no HWTSTAMP_FILTER_ALL): `mgcap hwtstamp on` says so and changes
+# nothing; libpcap lists for mgcap:DEV the time stamp types it lists for
+# DEV (host only), and -j adapter_unsynced gets AF_PACKET's warning and
+# host stamps; the capture's clock line reads the driver's PHC, which
+# runs in QEMU 10 as the system clock does.
+t_igb_stamps_ptp_frames_only_and_mgcap_says_so() {
+	setup 1 && each_driver stamps_refused igb
+}
+stamps_refused() {
+	$MGCAP hwtstamp "$rx" on >"$TMP/on" 2>&1 && bad "$1: mgcap hwtstamp on succeeded: $(cat "$TMP/on")"
+	say "$1: mgcap hwtstamp on: $(cat "$TMP/on")"
+	grep -q "^mgcap: $rx: the NIC stamps only some received frames, not every one (its receive filters: .*ptpv2-event)$" \
+		"$TMP/on" || bad "$1: mgcap hwtstamp on said: $(cat "$TMP/on")"
+	$MGCAP hwtstamp "$rx" show | grep -q "current receive filter: none$" ||
+		bad "$1: the receive filter changed: $($MGCAP hwtstamp "$rx" show)"
+	$RUN tcpdump -J -i "mgcap:$rx" | sed 1d >"$TMP/j-mgcap"
+	tcpdump -J -i "$rx" | sed 1d >"$TMP/j-afpacket"
+	cmp -s "$TMP/j-mgcap" "$TMP/j-afpacket" ||
+		bad "$1: mgcap:$rx lists $(tr -s '\n ' ' ' <"$TMP/j-mgcap"), AF_PACKET $(tr -s '\n ' ' ' <"$TMP/j-afpacket")"
+	$MGCAP start "$rx" >/dev/null || return 1
+	start_tcpdump mgcap -i "mgcap:$rx" -j adapter_unsynced -w "$TMP/mgcap.pcap" "udp port 5002" ||
+		return 1
+	ip netns exec snd $TRAFFIC udp-flows 20 4 || return 1
+	wait_drained || return 1
+	stop_tcpdumps mgcap
+	grep -q "WARNING: When trying to set timestamp type 'adapter_unsynced' on mgcap:$rx: That type of time stamp is not supported by that device" \
+		"$TMP/mgcap" || bad "$1: tcpdump -j adapter_unsynced said: $(head -n 2 "$TMP/mgcap")"
+	[ "$($TRAFFIC pcap-udp-ids "$TMP/mgcap.pcap" | wc -l)" = 20 ] ||
+		bad "$1: with host stamps, $($TRAFFIC pcap-udp-ids "$TMP/mgcap.pcap" | wc -l) datagrams of 20"
+	s_phc=$(ethtool -T "$rx" | sed -n 's/^PTP Hardware Clock: //p')
+	$MGCAP show "$rx" >"$TMP/show"
+	say "$1: $(grep "clock:" "$TMP/show")"
+	# (the driver sets its clock to system time when it resets the NIC)
+	grep -q "^  clock: /dev/ptp$s_phc, [-+]0\.[0-9]* s from system time, [-+][0-9]\.[0-9] ppm" \
+		"$TMP/show" || bad "$1: not the PHC /dev/ptp$s_phc, near system time: $(cat "$TMP/show")"
+	$MGCAP stop "$rx" >/dev/null
 }
 
 run_suite "$@"

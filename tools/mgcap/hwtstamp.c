@@ -33,31 +33,48 @@ static const char *why(int err)
 	}
 }
 
+/* " a, b, c": the receive filters @info offers, or " none" */
+static void print_filters(FILE *out, const struct ethtool_ts_info *info)
+{
+	int f, first = 1;
+
+	for (f = 0; f < 32; f++) {
+		if (info->rx_filters & (1U << f)) {
+			fprintf(out, "%s %s", first ? "" : ",", mgcap_rx_filter_name(f));
+			first = 0;
+		}
+	}
+	fprintf(out, "%s", first ? " none" : "");
+}
+
+/* What show says of a NIC's receive stamps. */
+static const char *rx_stamps(const struct ethtool_ts_info *info)
+{
+	if (mgcap_hwts_rx_capable(info))
+		return "supported";
+	if (info->so_timestamping & SOF_TIMESTAMPING_RX_HARDWARE)
+		return "some frames only (the receive filters below), not every frame";
+	return "not supported";
+}
+
 static int show(const char *dev)
 {
 	struct ethtool_ts_info info;
 	struct hwtstamp_config cfg;
-	int f, first = 1;
 
 	if (mgcap_hwts_info(dev, &info) < 0) {
 		fprintf(stderr, "mgcap: %s: cannot read time stamping capabilities: %s\n",
 			dev, why(errno));
 		return 1;
 	}
-	printf("%s:\n  hardware receive stamps: %s\n  PTP clock: ", dev,
-	       mgcap_hwts_rx_capable(&info) ? "supported" : "not supported");
+	printf("%s:\n  hardware receive stamps: %s\n  PTP clock: ", dev, rx_stamps(&info));
 	if (info.phc_index >= 0)
 		printf("/dev/ptp%d\n", info.phc_index);
 	else
 		printf("none\n");
 	printf("  receive filters:");
-	for (f = 0; f < 32; f++) {
-		if (info.rx_filters & (1U << f)) {
-			printf("%s %s", first ? "" : ",", mgcap_rx_filter_name(f));
-			first = 0;
-		}
-	}
-	printf("%s\n", first ? " none" : "");
+	print_filters(stdout, &info);
+	printf("\n");
 	if (mgcap_hwts_get(dev, &cfg) < 0)
 		printf("  current receive filter: unknown (%s)\n", why(errno));
 	else
@@ -92,8 +109,18 @@ static int switch_off(const char *dev)
 /* `on`: every frame stamped, taken for the user until `restore` (the policy: mgcap_hwtstamp.h). */
 static int switch_on(const char *dev)
 {
+	struct ethtool_ts_info info;
 	struct mgcap_hwts_claim c;
 
+	/* a NIC that stamps PTP frames only would refuse ALL with ERANGE */
+	if (mgcap_hwts_info(dev, &info) == 0 && !mgcap_hwts_rx_capable(&info) &&
+	    (info.so_timestamping & SOF_TIMESTAMPING_RX_HARDWARE)) {
+		fprintf(stderr, "mgcap: %s: the NIC stamps only some received frames, not every one (its receive filters:",
+			dev);
+		print_filters(stderr, &info);
+		fprintf(stderr, ")\n");
+		return 1;
+	}
 	if (mgcap_hwts_take(dev, MGCAP_HWTS_USER, &c) < 0) {
 		fprintf(stderr, "mgcap: %s: %s%s\n", dev, errno == ENODEV ? "" :
 			"cannot set receive time stamping: ", why(errno));
