@@ -4,7 +4,7 @@
 LIBMGCAP_SRCS = lib/mgcap_reader.c lib/mgcap_reader.h lib/mgcap_source.c lib/mgcap_source.h \
 	lib/mgcap_merge.c lib/mgcap_merge.h lib/mgcap_hwtstamp.c lib/mgcap_hwtstamp.h \
 	lib/mgcap_hwts_record.c lib/mgcap_hwts_record.h \
-	lib/mgcap_nl.c lib/mgcap_nl.h \
+	lib/mgcap_nl.c lib/mgcap_nl_reply.c lib/mgcap_nl.h \
 	lib/mgcap_clock.c lib/mgcap_clock.h lib/mgcap_phc.c lib/mgcap_phc.h \
 	lib/mgcap_adapter.c lib/mgcap_adapter.h lib/mgcap_open.c lib/mgcap_open.h \
 	lib/mgcap_netdev.c lib/mgcap_netdev.h lib/mgcap_error.h lib/mgcap_time.h lib/mgcap_order.c lib/mgcap_order.h

@@ -87,6 +87,8 @@ int mgcap_nl_set_mode(const char *ifname, uint32_t mode, struct mgcap_nl_list *o
 /* @ifname NULL: every captured device of this network namespace */
 int mgcap_nl_get(const char *ifname, struct mgcap_nl_list *out, struct mgcap_nl_error *e);
 void mgcap_nl_free_list(struct mgcap_nl_list *l);
+/* What one device of a list holds (mgcap_nl_free_list() frees every one). */
+void mgcap_nl_free_dev(struct mgcap_nl_dev *d);
 
 /*
  * Any request: @fill adds the attributes (0, or <0 when the message is too
@@ -104,7 +106,7 @@ int mgcap_nl_request(uint8_t cmd, int dump, mgcap_nl_fill_fn fill, const void *a
  * it.  -1 where the reply is not what the family sends: an attribute of the
  * wrong size, a count beyond what the kernel can have, more queues or
  * readers than it counted; @l stays whole for mgcap_nl_free_list().  The
- * request functions use it; a fuzzer feeds it bytes.
+ * request functions use it; a fuzzer feeds it bytes (mgcap_nl_reply.c).
  */
 struct nlmsghdr;
 int mgcap_nl_parse_reply(struct nlmsghdr *nlh, struct mgcap_nl_list *l);

@@ -31,7 +31,7 @@ sources() {
 		echo "-I$src/lib/capfile $src/lib/capfile/capindex_read.c $src/lib/capfile/flowkey.c"
 		echo "$src/lib/capfile/pcapng.c" ;;
 	nl_reply)
-		echo "-I$src/lib -I$src/include/uapi $src/lib/mgcap_nl.c"
+		echo "-I$src/lib -I$src/include/uapi $src/lib/mgcap_nl_reply.c"
 		pkg-config --cflags --libs libnl-genl-3.0 ;;
 	parse)	echo "-I$src/lib -I$src/lib/cli -I$src/include/uapi $src/lib/cli/parse.c"
 		echo "$src/lib/mgcap_source.c $src/lib/mgcap_netdev.c" ;;
