@@ -186,7 +186,9 @@ t_adapter_only_with_a_phc() {
 	grep -q "^  adapter_unsynced (" "$TMP/j" || bad "mgt0: $(cat "$TMP/j")"
 	$RUN tcpdump -J -i mgcap:nostamp0 >"$TMP/j" 2>&1 || { cat "$TMP/j"; return 1; }
 	grep -q "^  adapter" "$TMP/j" && bad "nostamp0 lists adapter stamps: $(cat "$TMP/j")"
-	tcpdump -J -i nostamp0 | sed 1d >"$TMP/j-afpacket"
+	# (tcpdump prints the list on stderr)
+	tcpdump -J -i nostamp0 2>&1 | sed 1d >"$TMP/j-afpacket"
+	grep -q "^  host (" "$TMP/j-afpacket" || bad "tcpdump -J -i nostamp0: $(cat "$TMP/j-afpacket")"
 	sed 1d "$TMP/j" | cmp -s - "$TMP/j-afpacket" ||
 		bad "mgcap:nostamp0 lists $(sed 1d "$TMP/j" | tr -s '\n ' ' '), AF_PACKET $(tr -s '\n ' ' ' <"$TMP/j-afpacket")"
 	$MGCAP start nostamp0 >/dev/null || return 1

@@ -303,8 +303,10 @@ stamps_refused() {
 		"$TMP/on" || bad "$1: mgcap hwtstamp on said: $(cat "$TMP/on")"
 	$MGCAP hwtstamp "$rx" show | grep -q "current receive filter: none$" ||
 		bad "$1: the receive filter changed: $($MGCAP hwtstamp "$rx" show)"
-	$RUN tcpdump -J -i "mgcap:$rx" | sed 1d >"$TMP/j-mgcap"
-	tcpdump -J -i "$rx" | sed 1d >"$TMP/j-afpacket"
+	# (tcpdump prints the list on stderr)
+	$RUN tcpdump -J -i "mgcap:$rx" 2>&1 | sed 1d >"$TMP/j-mgcap"
+	tcpdump -J -i "$rx" 2>&1 | sed 1d >"$TMP/j-afpacket"
+	grep -q "^  host (" "$TMP/j-afpacket" || bad "$1: tcpdump -J -i $rx: $(cat "$TMP/j-afpacket")"
 	cmp -s "$TMP/j-mgcap" "$TMP/j-afpacket" ||
 		bad "$1: mgcap:$rx lists $(tr -s '\n ' ' ' <"$TMP/j-mgcap"), AF_PACKET $(tr -s '\n ' ' ' <"$TMP/j-afpacket")"
 	$MGCAP start "$rx" >/dev/null || return 1
