@@ -5,7 +5,7 @@
 # (source version, fragment, compiler) and kept outside the checkout, in
 # $MGCAP_KERNEL_CACHE (default /var/cache/mgcap/kernels); about 28 minutes
 # on 2 cores with other work beside it, 2.3 GB.  Installed where module
-# builds and the VM look for a kernel (/lib/modules/RELEASE/build,
+# builds and the VM look for a kernel (/lib/modules/RELEASE: its modules and build,
 # /boot/vmlinuz-RELEASE, links into the cache); prints RELEASE.
 # "debug-kernel.sh --uninstall" takes the links away again (DKMS would build
 # for a kernel it finds there), and configure leaves it out of the kernels a
@@ -43,7 +43,8 @@ if [ ! -f "$tree/.built" ]; then
 	touch "$tree/.built"
 fi
 release=$(make -s -C "$tree" kernelrelease)
-mkdir -p "/lib/modules/$release"
+# its own modules (the NIC drivers the tests unload) where modprobe looks
+make -s -C "$tree" modules_install >&2
 ln -sfn "$tree" "/lib/modules/$release/build"
 ln -sf "$tree/arch/x86/boot/bzImage" "/boot/vmlinuz-$release"
 echo "$release"
