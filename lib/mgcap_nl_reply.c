@@ -4,7 +4,9 @@
  * checked against its policy before it is read, a dump split over several
  * messages joined again.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 #include <linux/mgcap.h>
@@ -194,6 +196,8 @@ void mgcap_nl_free_dev(struct mgcap_nl_dev *d)
 	for (q = 0; d->queues && q < d->num_queues; q++)
 		free(d->queues[q].readers);
 	free(d->queues);
+	d->queues = NULL;
+	d->num_queues = 0;
 }
 
 int mgcap_nl_parse_reply(struct nlmsghdr *nlh, struct mgcap_nl_list *l)

@@ -5,7 +5,7 @@ set -euo pipefail
 
 VIRTME_NG_VERSION=1.42
 BACKPORTS_KVER=6.12
-QEMU_VERSION=10.0.2+ds-2+deb13u1~bpo12+1
+QEMU_SERIES=10.0	# (backports keeps its newest build of a series alone)
 QEMU_DIR=/opt/mgcap-qemu	# (tests/vm/run-vm.sh looks here)
 
 export DEBIAN_FRONTEND=noninteractive
@@ -47,26 +47,31 @@ apt-get install -y -qq --no-install-recommends -t bookworm-backports \
 	"linux-image-${BACKPORTS_KVER}-rt-amd64" "linux-headers-${BACKPORTS_KVER}-rt-amd64" >/dev/null
 
 # QEMU 10 of bookworm-backports beside the stock 7.2, for the VM tests
-# igb (82576, RSS over 8 queues: QEMU 8 and later) and a running PHC:
-# unpacked into $QEMU_DIR with a wrapper that points it at its own modules
-# and firmware (installing it would replace 7.2, which CI's other jobs use)
-if [ ! -x "$QEMU_DIR/bin/qemu-system-x86_64" ] ||
-	! "$QEMU_DIR/bin/qemu-system-x86_64" --version | grep -qF "$QEMU_VERSION"; then
-	qemu_debs=$(mktemp -d)
-	(cd "$qemu_debs" && apt-get download -qq \
-		"qemu-system-x86=1:$QEMU_VERSION" "qemu-system-common=1:$QEMU_VERSION" \
-		"qemu-system-data=1:$QEMU_VERSION" "qemu-system-modules-opengl=1:$QEMU_VERSION" \
-		"qemu-system-modules-spice=1:$QEMU_VERSION" 2>/dev/null)
-	# its libraries (7.2 needs fewer): the Depends of its debs but QEMU's own
+# igb (82576, RSS over 8 queues: QEMU 8 and later): unpacked into $QEMU_DIR
+# with a wrapper that points it at its own modules and data (installing it
+# would replace 7.2).  Its firmware is the system's (/usr/share/seabios,
+# /usr/lib/ipxe/qemu): bookworm's seabios 1.16.2 boots it, though its
+# package asks for 1.16.3.  The display modules come too: without them
+# QEMU 10 reaches for 7.2's and aborts (`-device help`, which run-vm.sh asks).
+if ! "$QEMU_DIR/bin/qemu-system-x86_64" --version 2>/dev/null |
+	grep -q "^QEMU emulator version $QEMU_SERIES\."; then
+	qemu_debs=$(mktemp -d) && chmod 755 "$qemu_debs"	# (apt downloads as _apt)
+	(cd "$qemu_debs" && apt-get download -qq -t bookworm-backports qemu-system-x86 \
+		qemu-system-common qemu-system-data qemu-system-modules-opengl \
+		qemu-system-modules-spice) ||
+		{ echo "install-deps: cannot download QEMU $QEMU_SERIES from bookworm-backports" >&2; exit 1; }
+	# its libraries (7.2 needs fewer): the Depends of its debs but QEMU's
+	# own and the firmware, the first of each set of alternatives
 	qemu_libs=$(for deb in "$qemu_debs"/*.deb; do dpkg-deb -f "$deb" Depends; done |
-		tr ',|' '\n\n' | sed 's/(.*//; s/ //g' | grep -v -e '^qemu' -e '^$' | sort -u)
+		tr ',' '\n' | sed 's/|.*//; s/(.*//; s/ //g' |
+		grep -v -e '^qemu' -e '^seabios$' -e '^ipxe' -e '^$' | sort -u)
 	apt-get install -y -qq --no-install-recommends $qemu_libs >/dev/null
 	rm -rf "$QEMU_DIR" && mkdir -p "$QEMU_DIR/bin"
 	for deb in "$qemu_debs"/*.deb; do dpkg-deb -x "$deb" "$QEMU_DIR/root"; done
 	rm -rf "$qemu_debs"
 	cat >"$QEMU_DIR/bin/qemu-system-x86_64" <<EOS
 #!/bin/sh
-# QEMU $QEMU_VERSION unpacked by mgcap's install-deps.sh
+# QEMU $QEMU_SERIES of bookworm-backports, unpacked by mgcap's install-deps.sh
 root=$QEMU_DIR/root
 QEMU_MODULE_DIR=\$root/usr/lib/x86_64-linux-gnu/qemu exec "\$root/usr/bin/qemu-system-x86_64" \\
 	-L "\$root/usr/share/qemu" "\$@"

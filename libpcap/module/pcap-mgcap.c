@@ -313,9 +313,10 @@ pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours)
 		pm->devs[i].src = srcs[i];
 		pm->devs[i].promisc_fd = -1;
 		pm->devs[i].conv.phc.fd = -1;
-		with_clocks += mgcap_phc_index(srcs[i].ifname) >= 0;
-		stamping += mgcap_hwts_info(srcs[i].ifname, &info) == 0 &&
-			    mgcap_hwts_rx_capable(&info);
+		if (mgcap_hwts_info(srcs[i].ifname, &info) == 0) {
+			with_clocks += info.phc_index >= 0;
+			stamping += mgcap_hwts_rx_capable(&info);
+		}
 	}
 
 	p->tstamp_type_list = malloc(3 * sizeof(u_int));

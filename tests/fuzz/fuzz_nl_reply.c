@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * libFuzzer: the client's parser of the family's replies (lib/mgcap_nl.c)
+ * libFuzzer: the client's parser of the family's replies (lib/mgcap_nl_reply.c)
  * fed what a kernel never sends.  The input is a run of messages, each a
  * 2-byte length and then its generic netlink header and attributes; each
  * goes to mgcap_nl_parse_reply() in a netlink header of its own, as one

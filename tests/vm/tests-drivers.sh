@@ -215,24 +215,35 @@ queue_packets() {
 queue_captured() {
 	$MGCAP show "$1" | awk '$NF ~ "^/dev/mgcap/" {print $1, $2}'
 }
+# igb_queues N: $rx with N queues, its link up again (each test sets what it
+# needs: the NIC keeps what the last one set)
+igb_queues() {
+	ethtool -L "$rx" combined "$1" || { bad "ethtool -L $rx combined $1"; return 1; }
+	wait_for 20000 "$rx up after ethtool -L combined $1" links_up
+}
+# no_igb: skips the test where the VM has no igb pair (QEMU before 8)
+no_igb() {
+	nic_of igb 1 >/dev/null && return 1
+	skip "no igb pair in this VM: QEMU 8 or later has one (scripts/install-deps.sh unpacks 10.0)"
+}
 
 # RSS: 64 UDP flows hashed by the NIC over 4 queues (ports too: ethtool
 # -N), each queue ring holds exactly the frames the driver counts on its
 # queue, every queue some, and the merged capture every datagram sent.
 t_igb_rss_each_queue_ring_holds_its_queue() {
+	no_igb && return 0
 	setup 1 && each_driver rss_queues igb
 }
 rss_queues() {
-	ethtool -L "$rx" combined 4 && ethtool -N "$rx" rx-flow-hash udp4 sdfn ||
-		{ bad "$1: 4 queues hashed by ports (ethtool -L, -N)"; return 1; }
-	wait_for 20000 "$rx up after ethtool -L" links_up || return 1
+	ethtool -N "$rx" rx-flow-hash udp4 sdfn || { bad "$1: UDP hashed by ports (ethtool -N)"; return 1; }
+	igb_queues 4 || return 1
 	$MGCAP start "$rx" >/dev/null || return 1
 	queue_packets "$rx" >"$TMP/before"
 	start_tcpdump mgcap -i "mgcap:$rx" -w "$TMP/mgcap.pcap" "udp port 5002" || return 1
-	ip netns exec snd $TRAFFIC udp-flows 1600 64 || return 1
-	wait_drained || return 1
+	ip netns exec snd timeout 300 $TRAFFIC udp-flows 1600 64 || return 1
+	wait_for 30000 "1600 frames captured" at_least 1600 captured "$rx" && wait_drained || return 1
 	stop_tcpdumps mgcap
-	queue_packets "$rx" | join "$TMP/before" - | awk '{print $1, $3 - $2}' >"$TMP/driver"
+	queue_packets "$rx" | paste -d ' ' "$TMP/before" - | awk '{print $1, $4 - $2}' >"$TMP/driver"
 	queue_captured "$rx" >"$TMP/rings"
 	say "$1: per queue, the driver counted $(tr '\n' ' ' <"$TMP/driver")and the rings hold $(tr '\n' ' ' <"$TMP/rings")"
 	[ "$(wc -l <"$TMP/rings")" = 4 ] || bad "$1: $(wc -l <"$TMP/rings") queue rings, not 4"
@@ -241,7 +252,6 @@ rss_queues() {
 	r_ids=$($TRAFFIC pcap-udp-ids "$TMP/mgcap.pcap" | sort -un | wc -l)
 	[ "$r_ids" = 1600 ] || bad "$1: mgcap:$rx holds $r_ids datagrams of 1600"
 	$MGCAP stop "$rx" >/dev/null
-	ethtool -L "$rx" combined 2
 }
 
 # The queue count changed under a capture with traffic going (4 queues, 1,
@@ -250,27 +260,29 @@ rss_queues() {
 # (README.mgcap), and mgcap:DEV holds every datagram AF_PACKET holds;
 # after the changes, every one sent.
 t_igb_queue_count_changed_under_traffic() {
+	no_igb && return 0
 	setup 1 && each_driver queue_count_changed igb
 }
 queue_count_changed() {
+	igb_queues 2 || return 1
 	$MGCAP start "$rx" >/dev/null || return 1
 	start_tcpdump mgcap -i "mgcap:$rx" -w "$TMP/mgcap.pcap" "udp port 5002" || return 1
 	start_until afpacket "listening on" timeout 300 tcpdump -Z root -i "$rx" -B 32768 \
 		--immediate-mode -U -w "$TMP/afpacket.pcap" "udp port 5002" || return 1
 	# (sends until stopped)
-	ip netns exec snd $TRAFFIC udp-flows 100000000 64 >"$TMP/sender" 2>&1 &
+	ip netns exec snd timeout 600 $TRAFFIC udp-flows 100000000 64 >"$TMP/sender" 2>&1 &
 	q_sender=$!
 	for q_n in 4 1 2; do
 		wait_for_counter 20000 "frames captured before ethtool -L combined $q_n" 100 \
-			captured "$rx" || break
-		ethtool -L "$rx" combined "$q_n" || bad "$1: ethtool -L $rx combined $q_n"
-		wait_for 20000 "$rx up after ethtool -L combined $q_n" links_up || break
+			captured "$rx" && igb_queues "$q_n" || break
 	done
 	wait_for_counter 20000 "frames captured after the changes" 100 captured "$rx"
 	kill "$q_sender"
 	wait "$q_sender"
-	ip netns exec snd $TRAFFIC udp-flows 400 64 1000000000 || return 1
-	wait_drained && wait_for 20000 "AF_PACKET's file to stop growing" \
+	q_before=$(captured "$rx")
+	ip netns exec snd timeout 300 $TRAFFIC udp-flows 400 64 1000000000 || return 1
+	wait_for 30000 "the 400 frames captured" at_least $((q_before + 400)) captured "$rx" &&
+		wait_drained && wait_for 20000 "AF_PACKET's file to stop growing" \
 		files_settled "$TMP/afpacket.pcap" || return 1
 	stop_tcpdumps mgcap afpacket
 	grep -q "^0 packets dropped by kernel" "$TMP/mgcap" ||
@@ -282,6 +294,8 @@ queue_count_changed() {
 	say "$1: across the changes and 400 after them: mgcap:$rx holds $(wc -l <"$TMP/mgcap.ids")" \
 		"datagrams, 400 after $q_after; AF_PACKET $(wc -l <"$TMP/afpacket.ids"), $(grep "dropped by kernel" "$TMP/afpacket")"
 	[ "$q_after" = 400 ] || bad "$1: of the 400 sent after the changes, mgcap holds $q_after"
+	q_afpacket=$(grep -c "^1[0-9]\{9\}$" "$TMP/afpacket.ids")
+	[ "$q_afpacket" = 400 ] || bad "$1: of the 400 sent after the changes, AF_PACKET holds $q_afpacket"
 	# (what AF_PACKET holds, mgcap holds; if AF_PACKET lost none, no more)
 	[ -z "$(comm -13 "$TMP/mgcap.ids" "$TMP/afpacket.ids")" ] ||
 		bad "$1: AF_PACKET holds $(comm -13 "$TMP/mgcap.ids" "$TMP/afpacket.ids" | wc -l) datagrams mgcap:$rx does not"
@@ -299,6 +313,7 @@ queue_count_changed() {
 # host stamps; the capture's clock line reads the driver's PHC, which
 # runs in QEMU 10 as the system clock does.
 t_igb_stamps_ptp_frames_only_and_mgcap_says_so() {
+	no_igb && return 0
 	setup 1 && each_driver stamps_refused igb
 }
 stamps_refused() {
@@ -317,8 +332,8 @@ stamps_refused() {
 	$MGCAP start "$rx" >/dev/null || return 1
 	start_tcpdump mgcap -i "mgcap:$rx" -j adapter_unsynced -w "$TMP/mgcap.pcap" "udp port 5002" ||
 		return 1
-	ip netns exec snd $TRAFFIC udp-flows 20 4 || return 1
-	wait_drained || return 1
+	ip netns exec snd timeout 300 $TRAFFIC udp-flows 20 4 || return 1
+	wait_for 30000 "20 frames captured" at_least 20 captured "$rx" && wait_drained || return 1
 	stop_tcpdumps mgcap
 	grep -q "WARNING: When trying to set timestamp type 'adapter_unsynced' on mgcap:$rx: That type of time stamp is not supported by that device" \
 		"$TMP/mgcap" || bad "$1: tcpdump -j adapter_unsynced said: $(head -n 2 "$TMP/mgcap")"
@@ -327,9 +342,14 @@ stamps_refused() {
 	s_phc=$(ethtool -T "$rx" | sed -n 's/^PTP Hardware Clock: //p')
 	$MGCAP show "$rx" >"$TMP/show"
 	say "$1: $(grep "clock:" "$TMP/show")"
-	# (the driver sets its clock to system time when it resets the NIC)
-	grep -q "^  clock: /dev/ptp$s_phc, [-+]0\.[0-9]* s from system time, [-+][0-9]\.[0-9] ppm" \
-		"$TMP/show" || bad "$1: not the PHC /dev/ptp$s_phc, near system time: $(cat "$TMP/show")"
+	# The driver sets its clock to system time when it resets the NIC, and
+	# QEMU 10's clock runs at the host's rate: within 1 s and 100 ppm of
+	# system time (QEMU 10's e1000e clock runs 2.5 times too fast).
+	grep -q "^  clock: /dev/ptp$s_phc, " "$TMP/show" ||
+		bad "$1: not the driver's PHC /dev/ptp$s_phc: $(cat "$TMP/show")"
+	awk '$1 == "clock:" { off = $3 < 0 ? -$3 : $3; ppm = $8 < 0 ? -$8 : $8
+		found = $4 == "s" && $9 == "ppm" && off < 1 && ppm < 100 } END { exit !found }' \
+		"$TMP/show" || bad "$1: the clock is not near system time: $(grep "clock:" "$TMP/show")"
 	$MGCAP stop "$rx" >/dev/null
 }
 

@@ -107,7 +107,7 @@ def pcap_udp_ids(path):
         if len(f) < ip + 32 or f[ip - 2:ip] != b"\x08\x00" or f[ip + 9] != 17:
             continue
         udp = ip + (f[ip] & 15) * 4
-        if struct.unpack(">H", f[udp + 2:udp + 4])[0] == 5002:
+        if len(f) >= udp + 12 and struct.unpack(">H", f[udp + 2:udp + 4])[0] == 5002:
             print(struct.unpack(">I", f[udp + 8:udp + 12])[0])
 
 

@@ -33,13 +33,13 @@ static const char *why(int err)
 	}
 }
 
-/* " a, b, c": the receive filters @info offers, or " none" */
-static void print_filters(FILE *out, const struct ethtool_ts_info *info)
+/* " a, b, c": the receive filters @info offers (@with_none: "none" too), or " none" */
+static void print_filters(FILE *out, const struct ethtool_ts_info *info, int with_none)
 {
 	int f, first = 1;
 
 	for (f = 0; f < 32; f++) {
-		if (info->rx_filters & (1U << f)) {
+		if ((info->rx_filters & (1U << f)) && (with_none || f != HWTSTAMP_FILTER_NONE)) {
 			fprintf(out, "%s %s", first ? "" : ",", mgcap_rx_filter_name(f));
 			first = 0;
 		}
@@ -47,12 +47,20 @@ static void print_filters(FILE *out, const struct ethtool_ts_info *info)
 	fprintf(out, "%s", first ? " none" : "");
 }
 
+/* 1 if the NIC stamps some received frames in hardware, never every one (PTP's, say) */
+static int stamps_some_only(const struct ethtool_ts_info *info)
+{
+	return (info->so_timestamping & SOF_TIMESTAMPING_RX_HARDWARE) &&
+	       (info->rx_filters & ~(1U << HWTSTAMP_FILTER_NONE)) &&
+	       !(info->rx_filters & (1U << HWTSTAMP_FILTER_ALL));
+}
+
 /* What show says of a NIC's receive stamps. */
 static const char *rx_stamps(const struct ethtool_ts_info *info)
 {
 	if (mgcap_hwts_rx_capable(info))
 		return "supported";
-	if (info->so_timestamping & SOF_TIMESTAMPING_RX_HARDWARE)
+	if (stamps_some_only(info))
 		return "some frames only (the receive filters below), not every frame";
 	return "not supported";
 }
@@ -73,7 +81,7 @@ static int show(const char *dev)
 	else
 		printf("none\n");
 	printf("  receive filters:");
-	print_filters(stdout, &info);
+	print_filters(stdout, &info, 1);
 	printf("\n");
 	if (mgcap_hwts_get(dev, &cfg) < 0)
 		printf("  current receive filter: unknown (%s)\n", why(errno));
@@ -113,11 +121,10 @@ static int switch_on(const char *dev)
 	struct mgcap_hwts_claim c;
 
 	/* a NIC that stamps PTP frames only would refuse ALL with ERANGE */
-	if (mgcap_hwts_info(dev, &info) == 0 && !mgcap_hwts_rx_capable(&info) &&
-	    (info.so_timestamping & SOF_TIMESTAMPING_RX_HARDWARE)) {
+	if (mgcap_hwts_info(dev, &info) == 0 && stamps_some_only(&info)) {
 		fprintf(stderr, "mgcap: %s: the NIC stamps only some received frames, not every one (its receive filters:",
 			dev);
-		print_filters(stderr, &info);
+		print_filters(stderr, &info, 0);
 		fprintf(stderr, ")\n");
 		return 1;
 	}
