@@ -44,7 +44,7 @@ driver_pair() {
 	ip netns exec snd sysctl -qw "net.ipv6.conf.$tx.disable_ipv6=1"
 	# (and its checksums computed: the hub has no virtio header to carry
 	# a partial one to the receiver, which would drop the TCP stream)
-	ip netns exec snd ethtool -K "$tx" tso off gso off tx off 2>/dev/null
+	ip netns exec snd ethtool -K "$tx" tso off gso off tx off >/dev/null 2>&1
 	ip netns exec snd ethtool -k "$tx" | grep -q "^generic-segmentation-offload: off" ||
 		{ bad "$tx: segmentation offloads stay on"; return 1; }
 	ip -n snd addr add 192.0.2.1/24 dev "$tx" && ip -n snd link set "$tx" up &&
