@@ -9,6 +9,7 @@
 
 #include "mgcap_nl.h"
 #include "mgcap_open.h"
+#include "mgcap_time.h"
 
 /*
  * How long an opener waits for udev to give a new node to the group mgcap
@@ -82,18 +83,25 @@ int mgcap_device_queues(const char *ifname, int start, uint64_t ring_size,
 }
 
 /*
- * Whether udev may still give @devnode to the capture group: udevd runs and
+ * Whether udev may still give @devnode to the capture group: udevd runs,
  * the node is still root's alone, as devtmpfs made it (0600; udev changes
  * its group before its mode, so a node of group mgcap and mode 0600 is half
- * done).  (Not udev's database: the record of an earlier node of the same
- * number may still be there, its removal queued behind the new node's.)
+ * done), and it is new: one left as it was for the whole wait has no rule
+ * to wait for (a build tree's module without the packages).  (Not udev's
+ * database: the record of an earlier node of the same number may still be
+ * there, its removal queued behind the new node's.)
  */
 static bool udev_pending(const char *devnode)
 {
 	struct stat st;
+	uint64_t made_ns;
 
-	return access("/run/udev/control", F_OK) == 0 && stat(devnode, &st) == 0 &&
-	       st.st_uid == 0 && (st.st_mode & 0077) == 0;
+	if (access("/run/udev/control", F_OK) || stat(devnode, &st) ||
+	    st.st_uid != 0 || (st.st_mode & 0077))
+		return false;
+	/* (devtmpfs stamps the node's change time when it makes it; udev's chown moves it) */
+	made_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000ULL + (uint64_t)st.st_ctim.tv_nsec;
+	return mgcap_now_ns(CLOCK_REALTIME) - made_ns < NODE_UDEV_WAIT_MS * 1000000ULL;
 }
 
 int mgcap_open_queue(struct mgcap_reader *r, const char *devnode, struct mgcap_error *e)

@@ -10,6 +10,7 @@ ALL_TESTS="
 	t_tcpdump_one_queue_filter_snaplen
 	t_tcpdump_vlan_filter
 	t_tcpdump_adapter_stamps_on_a_nic_without
+	t_tcpdump_of_a_member_refused_at_once_where_no_rule_gives_the_nodes
 	t_tcpdump_stops_on_sigint_with_its_counts
 	t_tcpdump_sleeps_while_nothing_can_be_delivered
 	t_dumpcap_pcapng_nanoseconds
@@ -123,6 +124,28 @@ t_tcpdump_vlan_filter() {
 	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait $client || { cat "$TMP/client"; return 1; }
 	$PCAPCHECK "$TMP/out.pcap" --queues 2 --count 1000 --vlan 10
+}
+
+# A member of the group mgcap opening a node that no udev rule gives the
+# group (a build tree's module, without the packages) is refused at once:
+# libpcap waits for udev only while the node is new (a member right after
+# root's start; installed-packages.sh has that), not 25 s for a rule that
+# is not there.
+t_tcpdump_of_a_member_refused_at_once_where_no_rule_gives_the_nodes() {
+	[ -e /run/udev/control ] || { skip "udev does not run in this VM"; return 0; }
+	[ -f /lib/udev/rules.d/60-mgcap.rules ] && { skip "the packages' udev rule is installed"; return 0; }
+	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
+	[ "$(stat -c %a /dev/mgcap/mgt0@0)" = 600 ] || bad "mgt0@0: $(ls -l /dev/mgcap/mgt0@0)"
+	# (the point: the node older than the wait for udev, 25 s)
+	sleep 26
+	m_start=$(date +%s%N)
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- timeout 60 $RUN tcpdump -p -i mgcap:mgt0 \
+		-c 1 -w /dev/null >"$TMP/member" 2>&1 && bad "nobody opened mgt0@0: $(cat "$TMP/member")"
+	m_ms=$((($(date +%s%N) - m_start) / 1000000))
+	say "refused after $m_ms ms: $(grep -v "^tcpdump: listening" "$TMP/member" | head -n 1)"
+	grep -q "Permission denied\|permission" "$TMP/member" || bad "the refusal: $(cat "$TMP/member")"
+	[ "$m_ms" -lt 10000 ] || bad "a member waited $m_ms ms for a node no rule will give"
+	$MGCAP stop mgt0 >/dev/null
 }
 
 t_tcpdump_adapter_stamps_on_a_nic_without() {
