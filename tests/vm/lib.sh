@@ -195,10 +195,22 @@ start_until() {
 	wait_text "$TMP/$name" "$text"
 }
 
-wait_idle() {	# wait_idle DEV: until its generators have nothing pending (60 s at most)
-	wait_for 60000 "$1's generators to finish" generators_idle "$1"
+# wait_idle DEV: until its generators have nothing pending, for as long as
+# they go on (a debug kernel's 200,000 frames took more than a minute):
+# 30 s at most without a frame made
+wait_idle() {
+	until generators_idle "$1"; do
+		w_pending=$(frames_pending "$1")
+		wait_for 30000 "$1's generators to go on from $w_pending frames pending" \
+			fewer_pending "$1" "$w_pending" || return 1
+	done
 }
 generators_idle() { ! grep -q '[1-9]' "/sys/class/net/$1/mgtestnic/pending"; }
+frames_pending() {	# frames_pending DEV: what its generators have still to make
+	awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }' \
+		"/sys/class/net/$1/mgtestnic/pending"
+}
+fewer_pending() { [ "$(frames_pending "$1")" -lt "$2" ]; }	# fewer_pending DEV N
 
 wait_readers() {	# wait_readers DEV [N]: until every queue of DEV has N readers (1; 30 s at most)
 	wait_for 30000 "${2:-1} reader(s) on every queue of $1" readers_on "$1" "${2:-1}" ||
