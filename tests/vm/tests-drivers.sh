@@ -28,6 +28,12 @@ nic_of() {
 	return 1
 }
 
+# has_nic DRIVER END: DRIVER's pair has that end, named as udev left it
+# (a device bound again is eth0 until udev renames it)
+has_nic() {
+	nic_of "$1" "$2" >/dev/null && udevadm settle -t 30 2>/dev/null
+}
+
 # the drivers of run-vm.sh's default pairs: e1000e and virtio_net on every
 # QEMU, igb where it has one
 DRIVERS="e1000e virtio_net$(nic_of igb 1 >/dev/null && echo " igb")"
@@ -76,7 +82,7 @@ each_driver() {
 		[ -n "$rx" ] && ip addr flush dev "$rx" 2>/dev/null
 		# (the namespace's end gives the sender back, in a work of its own)
 		ip netns del snd 2>/dev/null
-		wait_for 30000 "the sender back from its namespace" nic_of "$e_driver" 2 >/dev/null
+		wait_for 30000 "the sender back from its namespace" has_nic "$e_driver" 2
 	done
 	return $e_status
 }
@@ -147,23 +153,24 @@ rebind_under_a_capture() {
 	r_dev=$(basename "$(readlink "/sys/class/net/$rx/device")")
 	r_drv=$(readlink -f "/sys/class/net/$rx/device/driver")
 	echo "$r_dev" >"$r_drv/unbind" || return 1
-	wait_for 10000 "tcpdump to end with the device" test ! -d "/proc/$pid_mgcap" ||
+	wait_for 30000 "tcpdump to end with the device" test ! -d "/proc/$pid_mgcap" ||
 		bad "$1: tcpdump still reads a device that is gone"
 	wait_end mgcap >/dev/null
 	say "$1 unbound: tcpdump said: $(grep -v "^tcpdump: listening on" "$TMP/mgcap" | head -n 1)"
 	! $MGCAP show | grep -q "^$rx:" || bad "$1: a capture of $rx outlived it"
-	echo "$r_dev" >"$r_drv/bind" || return 1
-	wait_for 10000 "$rx back" nic_of "$1" 1 >/dev/null || return 1
+	echo "$r_dev" >"$r_drv/bind" || { bad "$1: $r_dev bound again to $r_drv"; return 1; }
+	# (a debug kernel's bind and udev's rename took more than 10 s)
+	wait_for 60000 "$rx back" has_nic "$1" 1 || return 1
 	rx=$(nic_of "$1" 1)
 	# (a driver built in, as the debug kernel's virtio_net, stays)
 	if [ ! -e "/sys/module/$1/initstate" ]; then
 		say "$1 is built into this kernel: not unloaded"
 		return 0
 	fi
-	$MGCAP start "$rx" >/dev/null || return 1
-	modprobe -r "$1" || return 1
+	$MGCAP start "$rx" >/dev/null || { bad "$1: mgcap start $rx after the bind"; return 1; }
+	modprobe -r "$1" || { bad "$1: modprobe -r"; return 1; }
 	! $MGCAP show | grep -q "^$rx:" || bad "$1 unloaded: $($MGCAP show)"
-	modprobe "$1" && wait_for 10000 "$1 loaded again" nic_of "$1" 1 >/dev/null
+	modprobe "$1" && wait_for 60000 "$1 loaded again" has_nic "$1" 1
 }
 
 # A VLAN's frames, its tag taken out by the NIC (e1000e and igb strip tags
