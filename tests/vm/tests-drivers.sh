@@ -147,7 +147,7 @@ rebind_under_a_capture() {
 	wait_for 20000 "$rx up after the MTU changes" links_up || return 1
 	udp_imix snd 240 || return 1
 	wait_drained || return 1
-	r_held=$($MGCAP show "$rx" | awk '$NF ~ "^/dev/mgcap/" {s += $2} END {print s + 0}')
+	r_held=$(captured "$rx")
 	[ "$r_held" -ge 240 ] || bad "$1: after link down, up and two MTUs, $r_held frames captured of 240"
 	# (virtio_net's device is a virtio one, under the PCI device virtio-pci drives)
 	r_dev=$(basename "$(readlink "/sys/class/net/$rx/device")")

@@ -126,6 +126,18 @@ t_tcpdump_vlan_filter() {
 	$PCAPCHECK "$TMP/out.pcap" --queues 2 --count 1000 --vlan 10
 }
 
+t_tcpdump_adapter_stamps_on_a_nic_without() {
+	setup 1 && ip link add nostamp0 type dummy && ip link set nostamp0 up || return 1
+	$MGCAP start nostamp0 >/dev/null || return 1
+	capture tcpdump -i mgcap:nostamp0 -j adapter_unsynced -w "$TMP/out.pcap" || return 1
+	kill -INT $client
+	wait $client
+	grep -q "not supported by that device" "$TMP/client" ||
+		bad "no warning: $(cat "$TMP/client")"
+	ip link del nostamp0
+	return 0
+}
+
 # A member of the group mgcap opening a node that no udev rule gives the
 # group (a build tree's module, without the packages) is refused at once:
 # libpcap waits for udev only while the node is new (a member right after
@@ -146,18 +158,6 @@ t_tcpdump_of_a_member_refused_at_once_where_no_rule_gives_the_nodes() {
 	grep -q "Permission denied\|permission" "$TMP/member" || bad "the refusal: $(cat "$TMP/member")"
 	[ "$m_ms" -lt 10000 ] || bad "a member waited $m_ms ms for a node no rule will give"
 	$MGCAP stop mgt0 >/dev/null
-}
-
-t_tcpdump_adapter_stamps_on_a_nic_without() {
-	setup 1 && ip link add nostamp0 type dummy && ip link set nostamp0 up || return 1
-	$MGCAP start nostamp0 >/dev/null || return 1
-	capture tcpdump -i mgcap:nostamp0 -j adapter_unsynced -w "$TMP/out.pcap" || return 1
-	kill -INT $client
-	wait $client
-	grep -q "not supported by that device" "$TMP/client" ||
-		bad "no warning: $(cat "$TMP/client")"
-	ip link del nostamp0
-	return 0
 }
 
 # stop_ms DEVICE: how long tcpdump capturing on DEVICE takes to exit after
