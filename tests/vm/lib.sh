@@ -197,15 +197,17 @@ start_until() {
 
 # wait_idle DEV: until its generators have nothing pending, for as long as
 # they go on (a debug kernel's 200,000 frames took more than a minute):
-# 30 s at most without a frame made
+# 30 s at most without a frame made. One count, read once a round: a count
+# read again after "not idle" may already be 0, and nothing is fewer than 0
 wait_idle() {
-	until generators_idle "$1"; do
-		w_pending=$(frames_pending "$1")
+	w_pending=$(frames_pending "$1")
+	while [ "$w_pending" -gt 0 ]; do
 		wait_for 30000 "$1's generators to go on from $w_pending frames pending" \
 			fewer_pending "$1" "$w_pending" || return 1
+		w_pending=$(frames_pending "$1")
 	done
 }
-generators_idle() { ! grep -q '[1-9]' "/sys/class/net/$1/mgtestnic/pending"; }
+generators_idle() { [ "$(frames_pending "$1")" -eq 0 ]; }
 frames_pending() {	# frames_pending DEV: what its generators have still to make
 	awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }' \
 		"/sys/class/net/$1/mgtestnic/pending"
