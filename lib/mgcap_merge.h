@@ -15,10 +15,15 @@
 
 struct mgcap_merge_queue {
 	struct mgcap_reader r;
+	/*
+	 * The rest of the stretch being read (mgcap_reader_stretch()): its
+	 * records are walked as a lone queue's read walks them, r.tail kept at
+	 * @walk; past its end, mgcap_merge_walk_on() reads on.
+	 */
+	const uint8_t *walk, *walk_end;
 	const struct mgcap_rec *next;	/* looked at, not yet handed out */
 	uint64_t next_key;		/* its place in the order (its stamp, or the key's) */
 	uint64_t next_end;		/* ring index just past @next */
-	uint64_t next_seen;		/* monotonic ns when @next was first visible */
 	uint64_t done;			/* ring index just past the last handed out */
 	uint64_t last_ts;		/* key of the last record handed out */
 	uint64_t head_seen;		/* producer index at the last look ... */
@@ -48,15 +53,6 @@ int mgcap_merge_init(struct mgcap_merge *m, struct mgcap_merge_queue *queues, si
 void mgcap_merge_free(struct mgcap_merge *m);
 
 /*
- * The next record in stamp order, or NULL.  With NULL, *@wait_ns says how
- * long until a held-back record may go (0: nothing is held back, there is
- * just nothing to read).  @now_ns is CLOCK_MONOTONIC.  *@queue gets the
- * index of the queue the record came from, and q[*@queue].last_ts its key.
- */
-const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
-					 size_t *queue, uint64_t *wait_ns);
-
-/*
  * Order never costs a frame: once a ring holds this share of its size
  * (1/MGCAP_MERGE_FILL_MARK), nothing is held back for the order.  It is
  * the share at which the libpcap module has the kernel wake its reader, so
@@ -64,13 +60,177 @@ const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
  */
 #define MGCAP_MERGE_FILL_MARK	4
 
-/* Sets m->order.rush where a ring is past the fill mark; once a read. */
-void mgcap_merge_check_fill(struct mgcap_merge *m);
+/*
+ * A read's batch begins: the rings past the fill mark set m->order.rush,
+ * and the rings that showed nothing are looked at again (within a batch,
+ * only the ring of the record handed out is).
+ */
+void mgcap_merge_begin_batch(struct mgcap_merge *m);
 
 /*
  * Give back to the kernel every record handed out so far; a record looked
  * at but not handed out stays.
  */
 void mgcap_merge_release(struct mgcap_merge *m);
+
+/* --- the hot path, in line in the read loop ------------------------------- */
+
+/*
+ * The record after a stretch's end or a record that does not fit it: the
+ * next stretch's first, or NULL (none yet, or reading ended: see
+ * mgcap_reader_corrupt()).  Out of line: once a stretch.
+ */
+const struct mgcap_rec *mgcap_merge_walk_on(struct mgcap_merge_queue *q, uint64_t now_ns);
+
+/*
+ * The order's look at a queue, which has no record looked at: its next
+ * one, kept in the queue until handed out.  @keyed: whether m->key is set,
+ * a constant where inlined (the order's look functions below).
+ */
+static inline __attribute__((always_inline))
+int mgcap_merge_look_at(void *arg, size_t queue, uint64_t now_ns, uint64_t *key,
+			uint64_t *visible_at, int keyed)
+{
+	struct mgcap_merge *m = arg;
+	struct mgcap_merge_queue *q = &m->q[queue];
+	const struct mgcap_rec *rec = mgcap_ring_rec_at(q->walk, q->walk_end);
+
+	if (rec && mgcap_rec_fits(rec, (uint64_t)(q->walk_end - q->walk))) {
+		q->walk += rec->rec_len;
+		q->r.tail += rec->rec_len;
+	} else if (!(rec = mgcap_merge_walk_on(q, now_ns))) {
+		return 0;
+	}
+	q->next = rec;
+	q->next_end = q->r.tail;
+	q->next_key = keyed ? m->key(m->key_arg, queue, rec) : rec->tstamp_ns;
+	*key = q->next_key;
+	/* a record of a stretch became visible when its producer index was read */
+	*visible_at = q->head_seen_at;
+	return 1;
+}
+
+static inline __attribute__((always_inline))
+int mgcap_merge_look_by_stamp(void *arg, size_t queue, uint64_t now_ns, uint64_t *key,
+			      uint64_t *visible_at)
+{
+	return mgcap_merge_look_at(arg, queue, now_ns, key, visible_at, 0);
+}
+
+static inline __attribute__((always_inline))
+int mgcap_merge_look_by_key(void *arg, size_t queue, uint64_t now_ns, uint64_t *key,
+			    uint64_t *visible_at)
+{
+	return mgcap_merge_look_at(arg, queue, now_ns, key, visible_at, 1);
+}
+
+/*
+ * mgcap_merge_next() with whether m->key is set (@keyed) a constant where
+ * inlined: the read loops' hot path.
+ */
+static inline __attribute__((always_inline))
+const struct mgcap_rec *mgcap_merge_next_keyed(struct mgcap_merge *m, uint64_t now_ns,
+					       size_t *queue, uint64_t *wait_ns, int keyed)
+{
+	uint64_t late_before = m->order.out_of_order;
+	long i = mgcap_order_next_with(&m->order, now_ns, wait_ns,
+				       keyed ? mgcap_merge_look_by_key : mgcap_merge_look_by_stamp);
+	struct mgcap_merge_queue *best;
+	const struct mgcap_rec *rec;
+
+	if (i < 0)
+		return NULL;
+	best = &m->q[i];
+	/* and in its ring, where mgcap show finds it (only this reader writes it) */
+	if (m->order.out_of_order != late_before)
+		__atomic_store_n(&best->r.ctrl->out_of_order, best->r.ctrl->out_of_order + 1,
+				 __ATOMIC_RELAXED);
+	rec = best->next;
+	best->next = NULL;
+	best->done = best->next_end;
+	best->last_ts = best->next_key;
+	*queue = (size_t)i;
+	return rec;
+}
+
+/*
+ * The next record in stamp order, or NULL.  With NULL, *@wait_ns says how
+ * long until a held-back record may go (0: nothing is held back, there is
+ * just nothing to read).  @now_ns is CLOCK_MONOTONIC.  *@queue gets the
+ * index of the queue the record came from, and q[*@queue].last_ts its key.
+ */
+static inline __attribute__((always_inline))
+const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
+					 size_t *queue, uint64_t *wait_ns)
+{
+	return mgcap_merge_next_keyed(m, now_ns, queue, wait_ns, m->key != NULL);
+}
+
+/*
+ * The records of one queue that follow the one mgcap_merge_next() handed
+ * out while the order needs no match for them (mgcap_order_run_bounds()):
+ * one busy queue beside quiet ones is then walked as a lone queue is.
+ * Within its stretch: the next stretch goes through mgcap_merge_next().
+ */
+struct mgcap_merge_run {
+	size_t queue;
+	const uint8_t *walk, *end;	/* what is left of the stretch */
+	uint64_t lo, span;		/* keys from lo, below lo + span */
+	uint64_t key;			/* of the last record taken */
+};
+
+/* A run after a record of @queue, if the order allows one: 0 if not. */
+static inline int mgcap_merge_run_begin(struct mgcap_merge *m, size_t queue,
+					struct mgcap_merge_run *run)
+{
+	const struct mgcap_merge_queue *q = &m->q[queue];
+	uint64_t lo, hi;
+
+	if (!mgcap_order_run_bounds(&m->order, queue, q->head_seen_at, &lo, &hi))
+		return 0;
+	run->queue = queue;
+	run->walk = q->walk;
+	run->end = q->walk_end;
+	run->lo = lo;
+	run->span = hi - lo;
+	run->key = q->last_ts;
+	return 1;
+}
+
+/*
+ * The run's next record (run->key its key), or NULL where it ends.  @keyed:
+ * whether m->key is set, a constant where inlined.
+ */
+static inline __attribute__((always_inline))
+const struct mgcap_rec *mgcap_merge_run_next(const struct mgcap_merge *m,
+					     struct mgcap_merge_run *run, int keyed)
+{
+	const struct mgcap_rec *rec = mgcap_ring_rec_at(run->walk, run->end);
+	uint64_t key;
+
+	if (!rec || !mgcap_rec_fits(rec, (uint64_t)(run->end - run->walk)))
+		return NULL;
+	key = keyed ? m->key(m->key_arg, run->queue, rec) : rec->tstamp_ns;
+	if (key - run->lo >= run->span)
+		return NULL;
+	run->walk += rec->rec_len;
+	run->key = key;
+	return rec;
+}
+
+/* The run's records were handed out: the queue and the order go on after them. */
+static inline void mgcap_merge_run_end(struct mgcap_merge *m, const struct mgcap_merge_run *run)
+{
+	struct mgcap_merge_queue *q = &m->q[run->queue];
+	uint64_t bytes = (uint64_t)(run->walk - q->walk);
+
+	if (!bytes)
+		return;
+	q->walk = run->walk;
+	q->r.tail += bytes;
+	q->done = q->r.tail;
+	q->last_ts = run->key;
+	mgcap_order_run_end(&m->order, run->queue, run->key);
+}
 
 #endif /* MGCAP_MERGE_H */

@@ -20,12 +20,19 @@
  * late source then brings is handed out as it comes, counted in
  * @out_of_order.
  *
- * The sources with a record form a heap by (key, source), so the oldest is
- * found without looking at them all; the others are looked at again on
- * every call, as only they can change.  A record costs O(log n) plus the
- * sources that are empty.  The source last handed out stays on top until
- * the next call looks at it: its next record then takes its place with one
- * sift.
+ * The cost of a record is what a busy stream pays on every one, so:
+ * - The caller reads in batches (mgcap_order_begin_batch()).  A source that
+ *   showed nothing is looked at again at the next batch, not for every
+ *   record: a batch sees what the empty sources held when it began, as an
+ *   AF_PACKET reader sees a block.
+ * - The sources with a record play a tournament (a winner tree): the next
+ *   record of the source handed out finds its place in one match a level,
+ *   log2 of the sources.
+ * - A source that won again takes the records after it without a match
+ *   while they are older than every other source's (a run: one busy queue
+ *   beside quiet ones costs one comparison a record).
+ * - Empty sources are asked whether a record must wait only when its key
+ *   passes the last key one of them showed, or one went empty since.
  */
 #ifndef MGCAP_ORDER_H
 #define MGCAP_ORDER_H
@@ -44,6 +51,11 @@ typedef int (*mgcap_order_look_fn)(void *arg, size_t src, uint64_t now_ns, uint6
 
 /* quiet_from of a source no record was handed out since it went empty */
 #define MGCAP_ORDER_PENDING	UINT64_MAX
+/*
+ * The key of a source with no record, newer than every record's (a record
+ * whose key is this one is taken for one a nanosecond older).
+ */
+#define MGCAP_ORDER_NONE	UINT64_MAX
 
 /*
  * How long an idle receive queue's ring holds a record: its interrupt's
@@ -51,6 +63,22 @@ typedef int (*mgcap_order_look_fn)(void *arg, size_t src, uint64_t now_ns, uint6
  * an emulated one.
  */
 #define MGCAP_ORDER_IDLE_LAG_NS	10000000ULL
+
+/*
+ * A record's place in the order, key then source, as one number: one
+ * comparison orders two records, ties by source included.
+ */
+__extension__ typedef unsigned __int128 mgcap_order_rank;
+
+static inline mgcap_order_rank mgcap_order_rank_of(uint64_t key, size_t src)
+{
+	return (mgcap_order_rank)key << 64 | src;
+}
+
+static inline size_t mgcap_order_rank_src(mgcap_order_rank rank)
+{
+	return (size_t)(uint64_t)rank;
+}
 
 struct mgcap_order {
 	size_t n;
@@ -77,13 +105,31 @@ struct mgcap_order {
 		 */
 		uint64_t idle_from;
 	} *src;
-	struct mgcap_order_slot {
-		uint64_t key;
-		size_t src;
-	} *heap;
-	size_t heap_n;
-	int top_stale;
+	/*
+	 * The tournament: tree[leaves + i] is source i's record (key
+	 * MGCAP_ORDER_NONE while it shows none, as are the leaves past n);
+	 * every node below leaves the older of its two children; tree[1] the
+	 * oldest record of all.
+	 */
+	mgcap_order_rank *tree;
+	size_t leaves;			/* n, rounded up to a power of two */
+	size_t best;			/* the source handed out last, or to go next */
+	int best_stale;			/* best was handed out: look at it again */
+	/*
+	 * A run: best's path in the tree still holds an older record of it,
+	 * and every other source's record is newer than @second.
+	 */
+	int run;
+	mgcap_order_rank second;
+	int look_empty;			/* look at the empty sources at the next call */
 	size_t *empty, empty_n;
+	size_t unstarted;		/* empty sources whose quiet time has not started */
+	/*
+	 * Records that wait for no empty source: keys from clear_from to
+	 * clear_to, and records visible by clear_visible (every empty
+	 * source's hold on them ran out).
+	 */
+	uint64_t clear_from, clear_to, clear_visible;
 };
 
 /*
@@ -96,112 +142,106 @@ int mgcap_order_init(struct mgcap_order *o, size_t n, uint64_t hold_ns, uint64_t
 void mgcap_order_free(struct mgcap_order *o);
 
 /*
+ * A batch begins: the next call looks at the sources that showed nothing
+ * (within a batch, only the source handed out is looked at again).
+ */
+static inline void mgcap_order_begin_batch(struct mgcap_order *o)
+{
+	o->look_empty = 1;
+}
+
+/*
  * The source whose record goes next (its key: src[i].last_key), which the
  * caller then takes from it; or -1 with *@wait_ns: how long until a held
  * record may go (0: nothing is held, there is just nothing to read).
  */
 long mgcap_order_next(struct mgcap_order *o, uint64_t now_ns, uint64_t *wait_ns);
 
+/* The empty sources, at a batch's start; out of line, as a batch's cost. */
+void mgcap_order_look_at_empty(struct mgcap_order *o, uint64_t now_ns);
+
+/* Whether a record waits for an empty source: how long; out of line (see below). */
+uint64_t mgcap_order_hold_left_slow(struct mgcap_order *o, uint64_t key, uint64_t now_ns,
+				    uint64_t waited);
+
 /* --- the core, in line where the look is known ------------------------------ */
 
-/* a's record before b's: older key, then lower source */
-static inline int mgcap_order_older(const struct mgcap_order_slot *a,
-				    const struct mgcap_order_slot *b)
-{
-	return a->key != b->key ? a->key < b->key : a->src < b->src;
-}
-
 /*
- * Puts @slot on top, then where the heap order allows: the hole goes down
- * to a leaf along the older children, then back up to where @slot belongs
- * (Floyd).  A source's next record is newer than most others, so it mostly
- * belongs near the bottom: one comparison a level, not two.
+ * Source @i shows @key now: its matches up the tree are played again, one
+ * a level, and the winner goes next.  Where @i wins again, every other
+ * source's record is newer than the oldest it met: a run begins.
  */
-static inline void mgcap_order_sift_from_top(struct mgcap_order *o,
-					     struct mgcap_order_slot slot)
+static inline void mgcap_order_replay(struct mgcap_order *o, size_t i, uint64_t key)
 {
-	size_t hole = 0, child;
+	mgcap_order_rank *tree = o->tree, rank = mgcap_order_rank_of(key, i);
+	size_t at = o->leaves + i;
 
-	while ((child = 2 * hole + 1) < o->heap_n) {
-		if (child + 1 < o->heap_n && mgcap_order_older(&o->heap[child + 1], &o->heap[child]))
-			child++;
-		o->heap[hole] = o->heap[child];
-		hole = child;
+	tree[at] = rank;
+	for (; at > 1; at >>= 1) {
+		mgcap_order_rank other = tree[at ^ 1];
+
+		rank = other < rank ? other : rank;
+		tree[at >> 1] = rank;
 	}
-	while (hole > 0 && mgcap_order_older(&slot, &o->heap[(hole - 1) / 2])) {
-		o->heap[hole] = o->heap[(hole - 1) / 2];
-		hole = (hole - 1) / 2;
-	}
-	o->heap[hole] = slot;
+	o->best = mgcap_order_rank_src(rank);
+	o->run = 0;
+	if (o->best != i || key == MGCAP_ORDER_NONE)
+		return;
+	/* the next oldest is one @i met on its way up */
+	o->second = ~(mgcap_order_rank)0;
+	for (at = o->leaves + i; at > 1; at >>= 1)
+		o->second = tree[at ^ 1] < o->second ? tree[at ^ 1] : o->second;
+	o->run = 1;
 }
 
-static inline void mgcap_order_heap_push(struct mgcap_order *o, size_t i)
+/* Ends a run: the tree holds the key of its source's record again. */
+static inline void mgcap_order_end_run(struct mgcap_order *o)
 {
-	struct mgcap_order_slot slot = { o->src[i].key, i };
-	size_t at = o->heap_n++;
-
-	while (at > 0 && mgcap_order_older(&slot, &o->heap[(at - 1) / 2])) {
-		o->heap[at] = o->heap[(at - 1) / 2];
-		at = (at - 1) / 2;
-	}
-	o->heap[at] = slot;
+	if (o->run)
+		mgcap_order_replay(o, o->best, o->src[o->best].key);
 }
 
-/* The source on top was handed out last: its next record, or the empty set. */
+/* The source handed out last: its next record, or it goes empty. */
 static inline __attribute__((always_inline))
-void mgcap_order_refresh_top(struct mgcap_order *o, uint64_t now_ns, mgcap_order_look_fn look)
+void mgcap_order_look_again(struct mgcap_order *o, uint64_t now_ns, mgcap_order_look_fn look)
 {
-	size_t top = o->heap[0].src;
+	size_t i = o->best;
+	struct mgcap_order_source *s = &o->src[i];
+	uint64_t key;
 
-	if (look(o->arg, top, now_ns, &o->src[top].key, &o->src[top].visible_at)) {
-		mgcap_order_sift_from_top(o, (struct mgcap_order_slot){ o->src[top].key, top });
-	} else {
-		o->heap_n--;
-		if (o->heap_n)
-			mgcap_order_sift_from_top(o, o->heap[o->heap_n]);
-		o->empty[o->empty_n++] = top;
-		o->src[top].quiet_from = MGCAP_ORDER_PENDING;
-		o->src[top].idle_from = now_ns + o->hold_ns;
+	o->best_stale = 0;
+	if (look(o->arg, i, now_ns, &key, &s->visible_at)) {
+		key -= key == MGCAP_ORDER_NONE;
+		s->key = key;
+		if (o->run && mgcap_order_rank_of(key, i) < o->second)
+			return;		/* still the oldest: the run goes on */
+		mgcap_order_replay(o, i, key);
+		return;
 	}
-	o->top_stale = 0;
+	s->key = MGCAP_ORDER_NONE;
+	mgcap_order_replay(o, i, MGCAP_ORDER_NONE);
+	o->empty[o->empty_n++] = i;
+	o->unstarted++;
+	s->quiet_from = MGCAP_ORDER_PENDING;
+	s->idle_from = now_ns + o->hold_ns;
 }
 
 /*
- * How much longer the record of @key, visible for @waited ns, waits: until
- * no empty source that is not quiet might still produce something older,
- * each for the hold at most, an idle one for its lag.  0: it goes now, and
- * starts the quiet time of the empty sources that had none.
+ * How much longer the record of @key, visible for @waited ns, waits for the
+ * empty sources (mgcap_order_hold_left_slow()).  Asking them is skipped for
+ * a key between the last one that asked and the oldest last key of those
+ * that are not quiet, for a record visible no later than one whose holds
+ * all ran out, and in a rush; only a source going empty since (its quiet
+ * time starts with the next record) makes every record ask again.
  */
 static inline uint64_t mgcap_order_hold_left(struct mgcap_order *o, uint64_t key,
 					     uint64_t now_ns, uint64_t waited)
 {
-	uint64_t visible = now_ns - waited, left = 0;
-	uint64_t idle_lag = o->hold_ns < o->idle_lag_ns ? o->hold_ns : o->idle_lag_ns;
-	size_t i;
-
-	if (waited < o->hold_ns && !o->rush) {
-		for (i = 0; i < o->empty_n; i++) {
-			const struct mgcap_order_source *e = &o->src[o->empty[i]];
-			int quiet = e->quiet_from != MGCAP_ORDER_PENDING &&
-				    key > e->quiet_from && key - e->quiet_from >= o->hold_ns;
-			uint64_t until = visible + o->hold_ns;
-
-			if (quiet || e->last_key >= key)
-				continue;
-			/* idle by then: the lag only */
-			if (e->idle_from < until)
-				until = e->idle_from > visible + idle_lag ? e->idle_from :
-									    visible + idle_lag;
-			if (until > now_ns && until - now_ns > left)
-				left = until - now_ns;
-		}
-		if (left)
-			return left;
-	}
-	for (i = 0; i < o->empty_n; i++)
-		if (o->src[o->empty[i]].quiet_from == MGCAP_ORDER_PENDING)
-			o->src[o->empty[i]].quiet_from = key;
-	return 0;
+	if (!o->unstarted &&
+	    (o->rush || now_ns - waited <= o->clear_visible ||
+	     key - o->clear_from <= o->clear_to - o->clear_from))
+		return 0;
+	return mgcap_order_hold_left_slow(o, key, now_ns, waited);
 }
 
 /*
@@ -213,39 +253,62 @@ long mgcap_order_next_with(struct mgcap_order *o, uint64_t now_ns, uint64_t *wai
 			   mgcap_order_look_fn look)
 {
 	struct mgcap_order_source *best;
-	size_t i = 0, best_i;
-	uint64_t waited;
+	uint64_t key;
 
-	/* the sources with a record are as they were: look at the others */
-	if (o->top_stale)
-		mgcap_order_refresh_top(o, now_ns, look);
-	while (i < o->empty_n) {
-		size_t e = o->empty[i];
-
-		if (look(o->arg, e, now_ns, &o->src[e].key, &o->src[e].visible_at)) {
-			o->empty[i] = o->empty[--o->empty_n];
-			mgcap_order_heap_push(o, e);
-		} else {
-			i++;
-		}
-	}
+	if (o->best_stale)
+		mgcap_order_look_again(o, now_ns, look);
+	if (o->look_empty)
+		mgcap_order_look_at_empty(o, now_ns);
 	*wait_ns = 0;
-	if (!o->heap_n)
+	best = &o->src[o->best];
+	key = best->key;
+	if (key == MGCAP_ORDER_NONE)
 		return -1;
-	best_i = o->heap[0].src;
-	best = &o->src[best_i];
-
-	waited = now_ns - best->visible_at;
-	*wait_ns = mgcap_order_hold_left(o, best->key, now_ns, waited);
+	*wait_ns = mgcap_order_hold_left(o, key, now_ns, now_ns - best->visible_at);
 	if (*wait_ns)
 		return -1;
-	o->top_stale = 1;
-	best->last_key = best->key;
-	if (best->key < o->newest_out)
+	o->best_stale = 1;
+	best->last_key = key;
+	if (key < o->newest_out)
 		o->out_of_order++;
 	else
-		o->newest_out = best->key;
-	return (long)best_i;
+		o->newest_out = key;
+	return (long)o->best;
+}
+
+/*
+ * A run: after mgcap_order_next() handed out source @i, its next records
+ * (visible since @visible_at) may follow at once, without a match and
+ * without asking the empty sources, while their keys are from *@lo to
+ * below *@hi: older than every other source's record, no older than the
+ * newest handed out, clear of the empty sources' holds.  0: none may.
+ */
+static inline int mgcap_order_run_bounds(const struct mgcap_order *o, size_t i,
+					 uint64_t visible_at, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t second_key = (uint64_t)(o->second >> 64);
+
+	if (!o->run || o->unstarted)
+		return 0;
+	/* (a tie goes to the lower source) */
+	*hi = second_key == MGCAP_ORDER_NONE ? second_key :
+	      second_key + (i < mgcap_order_rank_src(o->second));
+	*lo = o->newest_out;
+	if (!o->rush && visible_at > o->clear_visible) {
+		if (o->clear_from == MGCAP_ORDER_NONE)
+			return 0;
+		*lo = *lo > o->clear_from ? *lo : o->clear_from;
+		if (o->clear_to < *hi)
+			*hi = o->clear_to + 1;
+	}
+	return *lo < *hi;
+}
+
+/* A run of source @i ended with a record of @key, its last handed out. */
+static inline void mgcap_order_run_end(struct mgcap_order *o, size_t i, uint64_t key)
+{
+	o->src[i].last_key = key;
+	o->newest_out = key;
 }
 
 #endif /* MGCAP_ORDER_H */

@@ -198,21 +198,22 @@ int deliver_one_queue(pcap_t *p, int max, int nano, int adapter, pcap_handler cb
 
 /*
  * Up to @max records of several queues in the order of their stamps (their
- * keys: in system time with adapter stamps); *@hold_ns as mgcap_merge_next()'s
- * *wait_ns.
+ * keys: in system time with adapter stamps, @keyed); *@hold_ns as
+ * mgcap_merge_next()'s *wait_ns.
  */
 static inline __attribute__((always_inline))
-int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *hold_ns,
+int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *hold_ns, int keyed,
 		   pcap_handler cb, u_char *user)
 {
 	struct pcap_mgcap *pm = p->priv;
 	struct stamp_second second = { 0, 0 };
+	struct mgcap_merge_run run;
 	const struct mgcap_rec *rec;
-	int n = 0, until_release = MGCAP_RELEASE_EVERY;
+	int n = 0, until_release = MGCAP_RELEASE_EVERY, walk;
 	size_t q;
 
-	/* a ring past its fill mark: nothing waits for the order */
-	mgcap_merge_check_fill(&pm->merge);
+	/* the empty rings are looked at; past its fill mark, nothing waits for the order */
+	mgcap_merge_begin_batch(&pm->merge);
 	while (n < max) {
 		/*
 		 * Before the next record, never after a delivered one: every
@@ -224,10 +225,29 @@ int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *hold_ns,
 			give_back(pm, 1);
 			until_release = MGCAP_RELEASE_EVERY;
 		}
-		rec = mgcap_merge_next(&pm->merge, now, &q, hold_ns);
+		rec = mgcap_merge_next_keyed(&pm->merge, now, &q, hold_ns, keyed);
 		if (!rec)
 			break;
 		n += deliver(p, rec, pm->merge.q[q].last_ts, pm->nano, &second, cb, user);
+		if (p->break_loop)
+			break;
+		/*
+		 * The records after it that are older than every other queue's
+		 * go without a match, as many as neither the batch nor the next
+		 * give-back can run out within (as a lone queue's are walked).
+		 */
+		if (!mgcap_merge_run_begin(&pm->merge, q, &run))
+			continue;
+		walk = max - n < until_release - 1 ? max - n : until_release - 1;
+		until_release -= walk;
+		while (walk && (rec = mgcap_merge_run_next(&pm->merge, &run, keyed)) != NULL) {
+			walk--;
+			n += deliver(p, rec, run.key, pm->nano, &second, cb, user);
+			if (p->break_loop)
+				break;
+		}
+		until_release += walk;	/* what the run did not take */
+		mgcap_merge_run_end(&pm->merge, &run);
 		if (p->break_loop)
 			break;
 	}
@@ -321,13 +341,16 @@ DELIVER_ONE_QUEUE(deliver_one_queue_usec, 0, 0)
 DELIVER_ONE_QUEUE(deliver_one_queue_nsec_adapter, 1, 1)
 DELIVER_ONE_QUEUE(deliver_one_queue_usec_adapter, 0, 1)
 
-/* several queues' batch: a function of its own, as make bench counts it */
-static __attribute__((noinline))
-int deliver_several_queues(pcap_t *p, int max, uint64_t now, uint64_t *hold_ns,
-			   pcap_handler cb, u_char *user)
-{
-	return deliver_merged(p, max, now, hold_ns, cb, user);
-}
+/* several queues' batch, by their stamps or by their keys (adapter stamps) */
+#define DELIVER_SEVERAL_QUEUES(name, keyed)						\
+	static __attribute__((noinline))						\
+	int name(pcap_t *p, int max, uint64_t now, uint64_t *hold_ns,			\
+		 pcap_handler cb, u_char *user)						\
+	{										\
+		return deliver_merged(p, max, now, hold_ns, keyed, cb, user);		\
+	}
+DELIVER_SEVERAL_QUEUES(deliver_several_queues, 0)
+DELIVER_SEVERAL_QUEUES(deliver_several_queues_keyed, 1)
 
 /* the read ops (bench/run.sh counts pcap_mgcap_read_*) */
 #define READ_OP(name, deliver_batch, merged)						\
@@ -340,6 +363,7 @@ READ_OP(pcap_mgcap_read_usec, deliver_one_queue_usec, 0)
 READ_OP(pcap_mgcap_read_nsec_adapter, deliver_one_queue_nsec_adapter, 0)
 READ_OP(pcap_mgcap_read_usec_adapter, deliver_one_queue_usec_adapter, 0)
 READ_OP(pcap_mgcap_read_merged, deliver_several_queues, 1)
+READ_OP(pcap_mgcap_read_merged_adapter, deliver_several_queues_keyed, 1)
 
 int mgcap_read_setup(pcap_t *p, uint64_t hold_ns)
 {
@@ -362,6 +386,6 @@ int mgcap_read_setup(pcap_t *p, uint64_t hold_ns)
 		pm->merge.key = mgcap_tstamp_merge_key;
 		pm->merge.key_arg = pm;
 	}
-	p->read_op = pcap_mgcap_read_merged;
+	p->read_op = pm->ts.adapter ? pcap_mgcap_read_merged_adapter : pcap_mgcap_read_merged;
 	return 0;
 }

@@ -44,9 +44,13 @@ static void put(size_t q, uint64_t ts)
 					   (uint16_t)q, 0, ts) == 0);
 }
 
+/* a read of one record (pcap_next_ex()): a batch of its own */
 static uint64_t take(uint64_t now, size_t *q, uint64_t *wait)
 {
-	const struct mgcap_rec *rec = mgcap_merge_next(&merge, now, q, wait);
+	const struct mgcap_rec *rec;
+
+	mgcap_merge_begin_batch(&merge);
+	rec = mgcap_merge_next(&merge, now, q, wait);
 
 	return rec ? rec->tstamp_ns : 0;
 }
@@ -54,7 +58,7 @@ static uint64_t take(uint64_t now, size_t *q, uint64_t *wait)
 static void test_interleaves_by_stamp_then_queue(void)
 {
 	uint64_t ts, wait, last = 0;
-	size_t q, lastq = 0, n = 0;
+	size_t q = 0, lastq = 0, n = 0;
 	int i;
 
 	setup(3);
@@ -95,7 +99,7 @@ static void test_orders_by_key(void)
 {
 	uint64_t wait, key, last = 0;
 	const struct mgcap_rec *rec;
-	size_t q, n = 0;
+	size_t q = 0, n = 0;
 	int i;
 
 	setup(2);
@@ -125,7 +129,7 @@ static void test_orders_by_key(void)
 static void test_empty_queue_holds_back_a_while(void)
 {
 	uint64_t wait;
-	size_t q;
+	size_t q = 0;
 
 	setup(2);
 	put(0, 500);
@@ -161,7 +165,7 @@ static void test_empty_queue_holds_back_a_while(void)
 static void test_no_hold_for_a_queue_already_past(void)
 {
 	uint64_t wait;
-	size_t q;
+	size_t q = 0;
 
 	setup(2);
 	put(0, 100);
@@ -180,10 +184,43 @@ static void test_no_hold_for_a_queue_already_past(void)
 	teardown(2);
 }
 
+/*
+ * A record that waited out its holds lets the records seen no later go
+ * without asking the empty queues again, but not one seen after it: that
+ * one waits a hold of its own.
+ */
+static void test_a_record_seen_later_waits_its_own_hold(void)
+{
+	const uint64_t later = T0 + HOLD / 20;
+	uint64_t wait;
+	size_t q = 0;
+
+	setup(3);
+	put(0, 500);
+	put(0, 700);
+	put(1, 400);
+	put(2, 300);
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 300);
+	/* queue 2 went empty: 400 (seen at T0) waits for it */
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, HOLD);
+	put(2, 600);
+	CU_ASSERT_EQUAL(take(later, &q, &wait), 400);	/* it spoke: nothing waits */
+	/* queue 1 went empty: 500 (seen at T0) waits for it, until T0 + HOLD */
+	CU_ASSERT_EQUAL(take(later, &q, &wait), 0);
+	CU_ASSERT_EQUAL(take(T0 + HOLD, &q, &wait), 500);
+	/* 600, seen at later, waits for queue 1 until later + HOLD */
+	CU_ASSERT_EQUAL(take(T0 + HOLD, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, later - T0);
+	CU_ASSERT_EQUAL(take(later + HOLD, &q, &wait), 600);
+	CU_ASSERT_EQUAL(q, 2);
+	teardown(3);
+}
+
 static void test_release_keeps_what_was_not_handed_out(void)
 {
 	uint64_t wait;
-	size_t q;
+	size_t q = 0;
 
 	setup(2);
 	put(0, 1);
@@ -205,7 +242,7 @@ static void test_release_keeps_what_was_not_handed_out(void)
 static void test_zero_hold_never_waits(void)
 {
 	uint64_t wait;
-	size_t q;
+	size_t q = 0;
 
 	setup(2);
 	merge.order.hold_ns = 0;
@@ -219,7 +256,7 @@ static void test_zero_hold_never_waits(void)
 static void test_quiet_queue_holds_no_one(void)
 {
 	uint64_t wait;
-	size_t q;
+	size_t q = 0;
 
 	setup(2);
 	put(1, 1000);
@@ -261,7 +298,7 @@ static void test_idle_queue_holds_for_its_lag_only(void)
 {
 	const uint64_t lag = MGCAP_ORDER_IDLE_LAG_NS, hold = 10 * lag, t1 = T0 + lag;
 	uint64_t wait;
-	size_t q;
+	size_t q = 0;
 
 	setup(2);
 	merge.order.hold_ns = hold;
@@ -305,7 +342,7 @@ static void test_idle_lag_by_queue_and_by_caller(void)
 {
 	const uint64_t lag = MGCAP_ORDER_IDLE_LAG_NS, hold = 10 * lag;
 	uint64_t wait;
-	size_t q;
+	size_t q = 0;
 
 	setup(3);
 	merge.order.hold_ns = hold;
@@ -341,7 +378,7 @@ static void test_idle_lag_by_queue_and_by_caller(void)
 static void test_ring_past_the_fill_mark_holds_nothing_back(void)
 {
 	uint64_t wait, ts = 100, n = 0, put_n = 0;
-	size_t q;
+	size_t q = 0;
 
 	setup(2);
 	/* queue 0 holds queue 1's records, until queue 1's ring is half full */
@@ -349,26 +386,27 @@ static void test_ring_past_the_fill_mark_holds_nothing_back(void)
 		put(1, ts++);
 		put_n++;
 	}
-	mgcap_merge_check_fill(&merge);
+	mgcap_merge_begin_batch(&merge);
 	CU_ASSERT_EQUAL(merge.order.rush, 0);
 	CU_ASSERT_EQUAL(take(T0, &q, &wait), 0);
 	put(1, ts++);
 	put_n++;
-	mgcap_merge_check_fill(&merge);
+	mgcap_merge_begin_batch(&merge);
 	CU_ASSERT_EQUAL(merge.order.rush, 1);
 	while (take(T0, &q, &wait))
 		n++;
 	CU_ASSERT_EQUAL(n, put_n);
 	mgcap_merge_release(&merge);
-	mgcap_merge_check_fill(&merge);
+	mgcap_merge_begin_batch(&merge);
 	CU_ASSERT_EQUAL(merge.order.rush, 0);
 	teardown(2);
 }
 
 /*
- * The merge written the plain way, looking at every queue for every record:
- * the reference the heap must agree with, record for record, holds and
- * quiet queues included.
+ * The merge written the plain way, looking at every queue for every record
+ * (but one that showed nothing, until the next batch): the reference the
+ * tournament, its runs and its shortcuts past the empty queues must agree
+ * with, record for record, holds and quiet queues included.
  */
 struct ref_queue {
 	struct mgcap_reader r;
@@ -376,9 +414,18 @@ struct ref_queue {
 	uint64_t next_seen, last_ts, head_seen, head_seen_at;
 	uint64_t quiet_from;	/* as mgcap_order's, MGCAP_ORDER_PENDING at the start */
 	int handed;		/* its record was handed out: empty next, it starts anew */
+	int found_empty;	/* looked at in this batch, and it showed nothing */
 };
 
-static const struct mgcap_rec *ref_next(struct ref_queue *rq, size_t n, uint64_t hold,
+static void ref_begin_batch(struct ref_queue *rq, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		rq[i].found_empty = 0;
+}
+
+static const struct mgcap_rec *ref_next(struct ref_queue *rq, size_t n, uint64_t hold, int rush,
 					uint64_t now, size_t *queue, uint64_t *wait)
 {
 	struct ref_queue *best = NULL;
@@ -388,8 +435,9 @@ static const struct mgcap_rec *ref_next(struct ref_queue *rq, size_t n, uint64_t
 	for (i = 0; i < n; i++) {
 		struct ref_queue *q = &rq[i];
 
-		if (!q->next) {
+		if (!q->next && !q->found_empty) {
 			q->next = mgcap_reader_next(&q->r);
+			q->found_empty = !q->next;
 			if (q->r.head != q->head_seen) {
 				q->head_seen = q->r.head;
 				q->head_seen_at = now;
@@ -409,7 +457,7 @@ static const struct mgcap_rec *ref_next(struct ref_queue *rq, size_t n, uint64_t
 	*wait = 0;
 	if (!best)
 		return NULL;
-	if (now - best->next_seen < hold)
+	if (now - best->next_seen < hold && !rush)
 		for (i = 0; i < n; i++) {
 			uint64_t key = best->next->tstamp_ns, from = rq[i].quiet_from;
 			int quiet = from != MGCAP_ORDER_PENDING && key > from && key - from >= hold;
@@ -433,20 +481,51 @@ static const struct mgcap_rec *ref_next(struct ref_queue *rq, size_t n, uint64_t
 /*
  * One record from the merge and from the reference, which must agree: the
  * same record (both read the same ring memory, so the same pointer), queue
- * and wait.  1 if a record came; *@wait gets the wait.
+ * and wait.  1 if a record came; *@wait gets the wait, *@queue its queue.
  */
 static int take_both(struct mgcap_merge *m, struct ref_queue *rq, size_t n, uint64_t now,
-		     uint64_t *wait)
+		     uint64_t *wait, size_t *queue)
 {
 	size_t qa = 0, qb = 0;
 	uint64_t wb;
 	const struct mgcap_rec *a = mgcap_merge_next(m, now, &qa, wait);
-	const struct mgcap_rec *b = ref_next(rq, n, HOLD, now, &qb, &wb);
+	const struct mgcap_rec *b = ref_next(rq, n, HOLD, m->order.rush, now, &qb, &wb);
 
 	CU_ASSERT_PTR_EQUAL_FATAL(a, b);
 	CU_ASSERT_EQUAL_FATAL(*wait, wb);
 	CU_ASSERT_EQUAL_FATAL(qa, qb);
+	*queue = qa;
 	return a != NULL;
+}
+
+/*
+ * A record as take_both(), then the run after it (the read loop's way
+ * past the tournament), each of its records the reference's next: how
+ * many came.
+ */
+static uint64_t take_run_both(struct mgcap_merge *m, struct ref_queue *rq, size_t n,
+			      uint64_t now, uint64_t *wait, uint64_t *in_runs)
+{
+	struct mgcap_merge_run run;
+	const struct mgcap_rec *a;
+	uint64_t taken = 1;
+	size_t q, qb = 0;
+
+	if (!take_both(m, rq, n, now, wait, &q))
+		return 0;
+	if (!mgcap_merge_run_begin(m, q, &run))
+		return taken;
+	while ((a = mgcap_merge_run_next(m, &run, 0)) != NULL) {
+		const struct mgcap_rec *b = ref_next(rq, n, HOLD, m->order.rush, now, &qb, wait);
+
+		CU_ASSERT_PTR_EQUAL_FATAL(a, b);
+		CU_ASSERT_EQUAL_FATAL(qb, run.queue);
+		CU_ASSERT_EQUAL_FATAL(run.key, b->tstamp_ns);
+		taken++;
+		(*in_runs)++;
+	}
+	mgcap_merge_run_end(m, &run);
+	return taken;
 }
 
 /* 64 queues, records arriving at random, stamps tied often: the same stream as the reference. */
@@ -457,6 +536,7 @@ static void test_agrees_with_looking_at_every_queue(void)
 	static struct mgcap_merge_queue mq[QUEUES];
 	static struct ref_queue rq[QUEUES];
 	uint64_t stamp[QUEUES] = { 0 }, now = T0, put_n = 0, taken = 0, wait;
+	uint64_t batches = 0, rushed = 0, in_runs = 0;
 	struct mgcap_merge m;
 	uint8_t frame[64] = { 0 };
 	char err[128];
@@ -490,22 +570,37 @@ static void test_agrees_with_looking_at_every_queue(void)
 			CU_ASSERT_FATAL(synthetic_ring_put(&big[q], frame, sizeof(frame), sizeof(frame),
 							   (uint16_t)q, 0, stamp[q]) == 0);
 			put_n++;
-		} else if (r % 8 == 3) {	/* time goes by */
+		} else if (r % 8 == 3) {	/* time goes by, a new batch */
 			now += (r >> 3) % (HOLD / 4);
-		} else {			/* both take one */
-			taken += take_both(&m, rq, QUEUES, now, &wait);
+			mgcap_merge_release(&m);
+			mgcap_merge_begin_batch(&m);
+			rushed += m.order.rush;
+			batches++;
+			ref_begin_batch(rq, QUEUES);
+		} else if (r % 8 < 6) {		/* both take one */
+			taken += take_both(&m, rq, QUEUES, now, &wait, &i);
+		} else {			/* one, and the run after it */
+			taken += take_run_both(&m, rq, QUEUES, now, &wait, &in_runs);
 		}
 	}
-	/* then time runs on: every record comes out, the same in both */
+	/* then time runs on, a batch at a time: every record comes out, the same in both */
 	for (;;) {
-		if (take_both(&m, rq, QUEUES, now, &wait))
-			taken++;
-		else if (wait)
-			now += wait;
-		else
+		uint64_t got = 0;
+
+		mgcap_merge_begin_batch(&m);
+		ref_begin_batch(rq, QUEUES);
+		while (take_both(&m, rq, QUEUES, now, &wait, &i))
+			got++;
+		taken += got;
+		if (!got && !wait)
 			break;
+		now += wait;
 	}
 	CU_ASSERT_EQUAL(taken, put_n);
+	/* both ways were taken: batches with a ring past its fill mark, and without */
+	CU_ASSERT(rushed > batches / 10 && rushed < batches - batches / 10);
+	/* and records went in runs */
+	CU_ASSERT(in_runs > taken / 20);
 	mgcap_merge_free(&m);
 	for (i = 0; i < QUEUES; i++)
 		synthetic_ring_free(&big[i]);
@@ -518,6 +613,8 @@ void register_merge_tests(void)
 		{ "orders by a key", test_orders_by_key },
 		{ "empty queue holds back a while", test_empty_queue_holds_back_a_while },
 		{ "no hold for a queue already past", test_no_hold_for_a_queue_already_past },
+		{ "a record seen later waits its own hold",
+		  test_a_record_seen_later_waits_its_own_hold },
 		{ "release keeps what was not handed out", test_release_keeps_what_was_not_handed_out },
 		{ "zero hold never waits", test_zero_hold_never_waits },
 		{ "a quiet queue holds no one", test_quiet_queue_holds_no_one },

@@ -214,6 +214,8 @@ static int write_in_order(struct dump_output *out, uint64_t *total, uint64_t *by
 
 	if (stopping)
 		in_order.order.hold_ns = 0;
+	/* a batch: the readers with nothing buffered are looked at again */
+	mgcap_order_begin_batch(&in_order.order);
 	/* a buffer past half full: nothing waits for the order */
 	in_order.order.rush = 0;
 	for (i = 0; i < nreaders; i++)
