@@ -5,6 +5,8 @@
 #   cost     instructions a packet, every contender, pktgen and test-NIC loads
 #            (a 1-vCPU VM under QEMU's -icount shift=0,sleep=off: one guest ns
 #            is one guest instruction) -> OUTDIR/cost.csv, OUTDIR/capture.csv
+#   guard    the capture path alone and its baseline only (pktgen, 64 bytes),
+#            for its guard's other boots -> OUTDIR/cost.csv, OUTDIR/capture.csv
 #   profile  perf record under icount, per contender -> OUTDIR/profile-*.txt
 #   burst    the largest burst a ring takes whole (a count) -> OUTDIR/burst.csv
 #   loss     what each reader keeps of one stream, by traffic shape and buffer
@@ -277,6 +279,19 @@ part_cost() {
 	$MGCAP hwtstamp mgt0 off >/dev/null
 	echo 0 >/sys/class/net/mgt0/mgtestnic/phc_stamps
 	TSOPT=
+}
+
+# --- guard: the capture path's guard again, in a boot of its own ----------------------
+# The capture path alone against nothing capturing, pktgen, 64 bytes: the
+# counts move by a few instructions from boot to boot (the kernel's layout
+# and hash seeds), so its guard is judged on the median of several boots.
+part_guard() {
+	echo "load,size,hwts,contender,round,frames,instructions" >"$OUT/cost.csv"
+	echo "load,size,hwts,contender,offered,captured" >"$OUT/capture.csv"
+	setup_pktgen 64 || return 1
+	for c in baseline mgcap-ring; do
+		measure pktgen 64 off "$c" || return 1
+	done
 }
 
 # --- profile: where the instructions go, per contender --------------------------------

@@ -9,8 +9,10 @@
  *   readpath --once READER SIZE N  one pass of N packets, for callgrind; READER
  *                                  mgcap (adapter_unsynced stamps), mgcap-adapter
  *                                  (converted to system time) or savefile
- *   readpath --merge QUEUES N      N 64-byte records spread over QUEUES rings,
- *                                  read through the merge, for callgrind
+ *   readpath --merge QUEUES N [SHAPE]
+ *                                  N 64-byte records spread over QUEUES rings
+ *                                  (round-robin, one-busy or zipf), read
+ *                                  through the merge, for callgrind
  *
  * The module is the one in the patched libpcap's static archive; its
  * private state (pcap-mgcap-int.h) is pointed at the synthetic ring, as
@@ -234,38 +236,99 @@ static uint64_t pass_savefile(const char *file, size_t len, uint64_t n)
 	return ns;
 }
 
+/* Which queue each record of a merged read's stream goes to. */
+enum merge_shape {
+	ROUND_ROBIN,	/* every record from another queue than the last: the most matches */
+	ONE_BUSY,	/* one queue busy, the others quiet: the skewed stream */
+	ZIPF,		/* queues by Zipf's law (s = 1), as flows hashed onto them */
+};
+
+static const char *const merge_shape_names[] = { "round-robin", "one-busy", "zipf" };
+
+/* the queue of record @k: deterministic, the same in every run */
+static size_t merge_queue_of(enum merge_shape shape, size_t queues, uint64_t k, uint32_t *seed)
+{
+	double u, h = 0, sum = 0;
+	size_t q;
+
+	switch (shape) {
+	case ROUND_ROBIN:
+		return (size_t)(k % queues);
+	case ONE_BUSY:
+		return 0;
+	case ZIPF:
+		break;
+	}
+	/* xorshift32, then the inverse of Zipf's distribution, summed up */
+	*seed ^= *seed << 13;
+	*seed ^= *seed >> 17;
+	*seed ^= *seed << 5;
+	for (q = 0; q < queues; q++)
+		h += 1.0 / (double)(q + 1);
+	u = (double)*seed / 4294967296.0 * h;
+	for (q = 0; q + 1 < queues; q++) {
+		sum += 1.0 / (double)(q + 1);
+		if (u < sum)
+			break;
+	}
+	return q;
+}
+
+/* the merge's callback: counts, and dies at a record older than the last */
+static void count_in_order(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
+{
+	static struct timeval last;
+
+	if (h->ts.tv_sec < last.tv_sec ||
+	    (h->ts.tv_sec == last.tv_sec && h->ts.tv_usec < last.tv_usec))
+		die("the merge delivered a record older than the last");
+	last = h->ts;
+	count_packet(user, h, bytes);
+}
+
 /*
  * The merge (the read op over several queues, as mgcap:DEV reads them),
- * over @queues rings holding records round robin in stamp order, so that
- * every record comes from another queue than the last.  One more record
- * per queue than read, so that none is held back waiting for an empty one.
+ * over @queues rings holding @n records in stamp order, spread by @shape.
+ * Every queue but a quiet one of ONE_BUSY gets one record more, after the
+ * others, so that none goes empty and holds the rest back.  The quiet
+ * queues of ONE_BUSY hold the first record for an idle queue's lag (real
+ * time, which costs no instructions): the read is tried again meanwhile.
  */
-static void pass_merge(size_t queues, uint64_t n)
+static void pass_merge(size_t queues, uint64_t n, enum merge_shape shape)
 {
 	struct synthetic_ring *rings = calloc(queues, sizeof(*rings));
-	uint64_t per_queue = n / queues + 2, ring_bytes = 1 << 16, k;
+	uint64_t *per_queue = calloc(queues, sizeof(*per_queue)), ring_bytes = 1 << 16, k, most = 0;
 	char ebuf[PCAP_ERRBUF_SIZE], err[160];
 	uint8_t frame[MGT_FRAME_MAX];
 	struct sink sink = { 0 };
 	struct pcap_mgcap *pm;
-	int ours;
+	uint32_t seed = 2463534242u;
+	int ours, tries = 0;
 	size_t q;
 	pcap_t *p = pcap_mgcap_create("mgcap:bench0", ebuf, &ours);
 
-	if (!p || !rings)
+	if (!p || !rings || !per_queue)
 		die("cannot set up the merge");
 	pm = p->priv;
 	pm->queues = calloc(queues, sizeof(*pm->queues));
 	if (!pm->queues)
 		die("out of memory");
-	while (ring_bytes < per_queue * MGCAP_REC_LEN(60) + 4096)
+	for (k = 0; k < n; k++)
+		per_queue[merge_queue_of(shape, queues, k, &seed)]++;
+	for (q = 0; q < queues; q++)
+		most = per_queue[q] > most ? per_queue[q] : most;
+	while (ring_bytes < (most + 1) * MGCAP_REC_LEN(60) + 4096)
 		ring_bytes *= 2;
 	for (q = 0; q < queues; q++)
 		if (synthetic_ring_init(&rings[q], ring_bytes, (uint32_t)q))
 			die("cannot allocate a synthetic ring");
+	seed = 2463534242u;
 	for (k = 0; k < n + queues; k++) {
+		q = k < n ? merge_queue_of(shape, queues, k, &seed) : k - n;
+		if (k >= n && shape == ONE_BUSY && q != 0)
+			break;
 		build_frame(frame, 64, k);
-		if (synthetic_ring_put(&rings[k % queues], frame, 60, 60, (uint16_t)(k % queues),
+		if (synthetic_ring_put(&rings[q], frame, 60, 60, (uint16_t)q,
 				       MGCAP_REC_F_HWTSTAMP, mgt_hwtstamp(0, k)))
 			die("the synthetic ring is full");
 	}
@@ -284,16 +347,22 @@ static void pass_merge(size_t queues, uint64_t n)
 	choose_read_op(p);
 	while (sink.packets < n) {
 		uint64_t left = n - sink.packets;
+		struct timespec ms = { 0, 1000000 };
 
-		if (pcap_dispatch(p, (int)(left < 4096 ? left : 4096), count_packet,
-				  (u_char *)&sink) <= 0)
-			die("the merge held a record back");
+		if (pcap_dispatch(p, (int)(left < 4096 ? left : 4096), count_in_order,
+				  (u_char *)&sink) > 0)
+			continue;
+		/* a record held back: no more than an idle queue's lag, at the start */
+		if (++tries > 1000)
+			die("the merge held a record back for more than a second");
+		nanosleep(&ms, NULL);
 	}
 	for (q = 0; q < queues; q++) {
 		pm->queues[q].r.map = NULL;	/* not the module's to unmap */
 		synthetic_ring_free(&rings[q]);
 	}
 	free(rings);
+	free(per_queue);
 	pcap_close(p);
 }
 
@@ -302,13 +371,17 @@ int main(int argc, char **argv)
 	struct synthetic_ring ring;
 	int i, pass;
 
-	if (argc == 4 && !strcmp(argv[1], "--merge")) {
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "--merge")) {
 		unsigned long queues = strtoul(argv[2], NULL, 10);
 		uint64_t n = strtoull(argv[3], NULL, 10);
+		int shape = ROUND_ROBIN;
 
-		if (queues < 1 || queues > 1024 || n < 1 || n > 10000000)
-			die("--merge QUEUES (1 to 1024) N (1 to 10000000)");
-		pass_merge(queues, n);
+		if (argc == 5)
+			for (shape = 0; shape < 3 && strcmp(argv[4], merge_shape_names[shape]); shape++)
+				;
+		if (queues < 1 || queues > 1024 || n < 1 || n > 10000000 || shape == 3)
+			die("--merge QUEUES (1 to 1024) N (1 to 10000000) [round-robin|one-busy|zipf]");
+		pass_merge(queues, n, (enum merge_shape)shape);
 		return 0;
 	}
 	if (synthetic_ring_init(&ring, RING_BYTES, 0))
@@ -335,7 +408,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < 2) {
 		fprintf(stderr, "usage: readpath SIZE... | readpath --once mgcap|mgcap-adapter|savefile SIZE N"
-			" | readpath --merge QUEUES N\n");
+			" | readpath --merge QUEUES N [round-robin|one-busy|zipf]\n");
 		return 2;
 	}
 	printf("reader,size,pass,packets,ns_per_packet\n");

@@ -7,7 +7,8 @@
 # mgdump's pcapng writer against pcap_dump(), and its index: what it costs
 # a packet (callgrind), and what it saves a search of an hour's recording.  In VMs (one kernel,
 # MGCAP_BENCH_KERNEL, default the first built): instructions a packet for
-# every contender under pktgen and test-NIC loads, a profile of each, burst
+# every contender under pktgen and test-NIC loads (the capture path's guard in
+# two more boots), a profile of each, burst
 # absorption, loss by traffic shape and buffer size, a lone frame's latency,
 # and multi-queue scaling.
 #
@@ -133,16 +134,23 @@ for size in 64 1518; do
 done
 
 echo "bench: merged reads of 1 to 64 queues"
-echo "queues,records,instructions,callback_instructions" >"$res/merge-callgrind.csv"
-for queues in 1 4 16 64; do
-	n=20000
+echo "shape,queues,records,instructions,callback_instructions" >"$res/merge-callgrind.csv"
+# one queue (its own read op, the same in every shape), then each shape over 4 to 64
+for shape_queues in round-robin:1 round-robin:4 round-robin:16 round-robin:64 \
+	one-busy:4 one-busy:16 one-busy:64 zipf:4 zipf:16 zipf:64; do
+	shape=${shape_queues%:*} queues=${shape_queues#*:} n=20000
 	# the read op: one queue has its own, several pcap_mgcap_read_merged()
 	valgrind -q --tool=callgrind --toggle-collect='pcap_mgcap_read_*' --callgrind-out-file="$bb/cg.out" \
-		"$bb/readpath" --merge $queues $n
+		"$bb/readpath" --merge $queues $n $shape
 	total=$(callgrind_annotate "$bb/cg.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
-	cb=$(callgrind_annotate "$bb/cg.out" | awk '/:count_packet / { gsub(",", "", $1); print $1; exit }')
+	# the callback: the order's check, and the count it calls (if not in line),
+	# each function's first line (callgrind_annotate may name a file two ways)
+	cb=$(callgrind_annotate "$bb/cg.out" | awk '
+		/:count_in_order / && !seen["in_order"]++ { gsub(",", "", $1); s += $1 }
+		/:count_packet / && !seen["packet"]++ { gsub(",", "", $1); s += $1 }
+		END { print s + 0 }')
 	counted 'pcap_mgcap_read_*' "$total" || continue
-	echo "$queues,$n,$total,${cb:-0}" >>"$res/merge-callgrind.csv"
+	echo "$shape,$queues,$n,$total,$cb" >>"$res/merge-callgrind.csv"
 done
 
 echo "bench: pcapng writer"
@@ -209,6 +217,11 @@ echo "bench: VM, kernel $kver: instruction counts, loss and latency under icount
 vm shapes 1 "-icount shift=0,sleep=off" loss latency &
 shapes=$!
 vm icount 1 "-icount shift=0,sleep=off" cost profile burst
+# the capture path's guard in two more boots: it is judged on the median of three
+for boot in 2 3; do
+	vm guard-boot$boot 1 "-icount shift=0,sleep=off" guard
+	cp "$bb/guard-boot$boot/cost.csv" "$res/guard-boot$boot.csv"
+done
 wait "$shapes" || exit 1
 echo "bench: VM, kernel $kver: multi-queue scaling, wall clock"
 vm wallclock 2 "" scaling
