@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#include <stdlib.h>
+
 #include "mgcap_merge.h"
 
 /* the order's look, out of line: for the empty rings at a batch's start */
@@ -46,13 +48,24 @@ int mgcap_merge_init(struct mgcap_merge *m, struct mgcap_merge_queue *queues, si
 		queues[i].head_seen = queues[i].r.head;
 		queues[i].head_seen_at = 0;
 	}
+	/* (one word more: never calloc(0), which may return NULL) */
+	m->handed = calloc((n + 63) / 64 + 1, sizeof(*m->handed));
+	if (!m->handed)
+		return -1;
 	/* a ring shows a record as soon as the kernel wrote it */
-	return mgcap_order_init(&m->order, n, hold_ns, MGCAP_ORDER_IDLE_LAG_NS, look_at_queue, m);
+	if (mgcap_order_init(&m->order, n, hold_ns, MGCAP_ORDER_IDLE_LAG_NS, look_at_queue, m)) {
+		free(m->handed);
+		m->handed = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 void mgcap_merge_free(struct mgcap_merge *m)
 {
 	mgcap_order_free(&m->order);
+	free(m->handed);
+	m->handed = NULL;
 }
 
 void mgcap_merge_begin_batch(struct mgcap_merge *m)
@@ -72,16 +85,20 @@ void mgcap_merge_begin_batch(struct mgcap_merge *m)
 
 void mgcap_merge_release(struct mgcap_merge *m)
 {
-	size_t i;
+	uint64_t bits;
+	size_t w;
 
 	/*
 	 * Up to the last record handed out: one looked at but not handed out
 	 * stays.  Without one, everything the reader passed was handed out.
 	 */
-	for (i = 0; i < m->n; i++) {
-		const struct mgcap_merge_queue *q = &m->q[i];
+	for (w = 0; w < (m->n + 63) / 64; w++) {
+		for (bits = m->handed[w]; bits; bits &= bits - 1) {
+			const struct mgcap_merge_queue *q = &m->q[w * 64 + __builtin_ctzll(bits)];
 
-		__atomic_store_n(&q->r.ctrl->consumer, q->next ? q->done : q->r.tail,
-				 __ATOMIC_RELEASE);
+			__atomic_store_n(&q->r.ctrl->consumer, q->next ? q->done : q->r.tail,
+					 __ATOMIC_RELEASE);
+		}
+		m->handed[w] = 0;
 	}
 }

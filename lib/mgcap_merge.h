@@ -41,6 +41,8 @@ struct mgcap_merge {
 	uint64_t (*key)(void *arg, size_t queue, const struct mgcap_rec *rec);
 	void *key_arg;
 	struct mgcap_order order;	/* order.hold_ns: how long a record may wait */
+	/* a bit a queue: records were handed out of it since the last release */
+	uint64_t *handed;
 };
 
 /*
@@ -69,7 +71,9 @@ void mgcap_merge_begin_batch(struct mgcap_merge *m);
 
 /*
  * Give back to the kernel every record handed out so far; a record looked
- * at but not handed out stays.
+ * at but not handed out stays.  Only the rings records were handed out of
+ * since the last release are written: one busy queue's read costs the
+ * quiet ones nothing.
  */
 void mgcap_merge_release(struct mgcap_merge *m);
 
@@ -149,6 +153,7 @@ const struct mgcap_rec *mgcap_merge_next_keyed(struct mgcap_merge *m, uint64_t n
 	best->next = NULL;
 	best->done = best->next_end;
 	best->last_ts = best->next_key;
+	m->handed[i / 64] |= 1ULL << (i % 64);
 	*queue = (size_t)i;
 	return rec;
 }
