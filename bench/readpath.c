@@ -245,33 +245,60 @@ enum merge_shape {
 
 static const char *const merge_shape_names[] = { "round-robin", "one-busy", "zipf" };
 
-/* the queue of record @k: deterministic, the same in every run */
-static size_t merge_queue_of(enum merge_shape shape, size_t queues, uint64_t k, uint32_t *seed)
+/* Which queue each record goes to: deterministic, the same in every run. */
+struct merge_spread {
+	enum merge_shape shape;
+	size_t queues;
+	uint32_t seed;
+	double *cdf;		/* ZIPF: the share of queues 0 to i, summed */
+};
+
+static void merge_spread_init(struct merge_spread *sp, enum merge_shape shape, size_t queues)
 {
-	double u, h = 0, sum = 0;
+	double h = 0, sum = 0;
 	size_t q;
 
-	switch (shape) {
+	sp->shape = shape;
+	sp->queues = queues;
+	sp->seed = 2463534242u;
+	sp->cdf = calloc(queues, sizeof(*sp->cdf));
+	if (!sp->cdf)
+		die("out of memory");
+	for (q = 0; q < queues; q++)
+		h += 1.0 / (double)(q + 1);
+	for (q = 0; q < queues; q++) {
+		sum += 1.0 / (double)(q + 1);
+		sp->cdf[q] = sum / h;
+	}
+}
+
+static size_t merge_queue_of(struct merge_spread *sp, uint64_t k)
+{
+	size_t lo = 0, hi;
+	double u;
+
+	switch (sp->shape) {
 	case ROUND_ROBIN:
-		return (size_t)(k % queues);
+		return (size_t)(k % sp->queues);
 	case ONE_BUSY:
 		return 0;
 	case ZIPF:
 		break;
 	}
-	/* xorshift32, then the inverse of Zipf's distribution, summed up */
-	*seed ^= *seed << 13;
-	*seed ^= *seed >> 17;
-	*seed ^= *seed << 5;
-	for (q = 0; q < queues; q++)
-		h += 1.0 / (double)(q + 1);
-	u = (double)*seed / 4294967296.0 * h;
-	for (q = 0; q + 1 < queues; q++) {
-		sum += 1.0 / (double)(q + 1);
-		if (u < sum)
-			break;
+	/* xorshift32, then the first queue whose summed share passes it */
+	sp->seed ^= sp->seed << 13;
+	sp->seed ^= sp->seed >> 17;
+	sp->seed ^= sp->seed << 5;
+	u = (double)sp->seed / 4294967296.0;
+	for (hi = sp->queues - 1; lo < hi;) {
+		size_t mid = (lo + hi) / 2;
+
+		if (u < sp->cdf[mid])
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
-	return q;
+	return lo;
 }
 
 /* the merge's callback: counts, and dies at a record older than the last */
@@ -302,7 +329,7 @@ static void pass_merge(size_t queues, uint64_t n, enum merge_shape shape)
 	uint8_t frame[MGT_FRAME_MAX];
 	struct sink sink = { 0 };
 	struct pcap_mgcap *pm;
-	uint32_t seed = 2463534242u;
+	struct merge_spread spread;
 	int ours, tries = 0;
 	size_t q;
 	pcap_t *p = pcap_mgcap_create("mgcap:bench0", ebuf, &ours);
@@ -313,8 +340,9 @@ static void pass_merge(size_t queues, uint64_t n, enum merge_shape shape)
 	pm->queues = calloc(queues, sizeof(*pm->queues));
 	if (!pm->queues)
 		die("out of memory");
+	merge_spread_init(&spread, shape, queues);
 	for (k = 0; k < n; k++)
-		per_queue[merge_queue_of(shape, queues, k, &seed)]++;
+		per_queue[merge_queue_of(&spread, k)]++;
 	for (q = 0; q < queues; q++)
 		most = per_queue[q] > most ? per_queue[q] : most;
 	while (ring_bytes < (most + 1) * MGCAP_REC_LEN(60) + 4096)
@@ -322,9 +350,10 @@ static void pass_merge(size_t queues, uint64_t n, enum merge_shape shape)
 	for (q = 0; q < queues; q++)
 		if (synthetic_ring_init(&rings[q], ring_bytes, (uint32_t)q))
 			die("cannot allocate a synthetic ring");
-	seed = 2463534242u;
+	free(spread.cdf);
+	merge_spread_init(&spread, shape, queues);	/* the same queues again */
 	for (k = 0; k < n + queues; k++) {
-		q = k < n ? merge_queue_of(shape, queues, k, &seed) : k - n;
+		q = k < n ? merge_queue_of(&spread, k) : k - n;
 		if (k >= n && shape == ONE_BUSY && q != 0)
 			break;
 		build_frame(frame, 64, k);
@@ -363,6 +392,7 @@ static void pass_merge(size_t queues, uint64_t n, enum merge_shape shape)
 	}
 	free(rings);
 	free(per_queue);
+	free(spread.cdf);
 	pcap_close(p);
 }
 

@@ -98,10 +98,12 @@ int mgcap_merge_look_at(void *arg, size_t queue, uint64_t now_ns, uint64_t *key,
 	struct mgcap_merge *m = arg;
 	struct mgcap_merge_queue *q = &m->q[queue];
 	const struct mgcap_rec *rec = mgcap_ring_rec_at(q->walk, q->walk_end);
+	uint64_t len;
 
-	if (rec && mgcap_rec_fits(rec, (uint64_t)(q->walk_end - q->walk))) {
-		q->walk += rec->rec_len;
-		q->r.tail += rec->rec_len;
+	/* (its length read once: the ring is writable by other readers) */
+	if (rec && (len = mgcap_rec_fits_len(rec, (uint64_t)(q->walk_end - q->walk)))) {
+		q->walk += len;
+		q->r.tail += len;
 	} else if (!(rec = mgcap_merge_walk_on(q, now_ns))) {
 		return 0;
 	}
@@ -161,8 +163,10 @@ const struct mgcap_rec *mgcap_merge_next_keyed(struct mgcap_merge *m, uint64_t n
 /*
  * The next record in stamp order, or NULL.  With NULL, *@wait_ns says how
  * long until a held-back record may go (0: nothing is held back, there is
- * just nothing to read).  @now_ns is CLOCK_MONOTONIC.  *@queue gets the
- * index of the queue the record came from, and q[*@queue].last_ts its key.
+ * just nothing to read in the rings of this batch: a reader begins a batch,
+ * mgcap_merge_begin_batch(), for each read).  @now_ns is CLOCK_MONOTONIC.
+ * *@queue gets the index of the queue the record came from, and
+ * q[*@queue].last_ts its key.
  */
 static inline __attribute__((always_inline))
 const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
@@ -176,6 +180,8 @@ const struct mgcap_rec *mgcap_merge_next(struct mgcap_merge *m, uint64_t now_ns,
  * out while the order needs no match for them (mgcap_order_run_bounds()):
  * one busy queue beside quiet ones is then walked as a lone queue is.
  * Within its stretch: the next stretch goes through mgcap_merge_next().
+ * A run begun is ended (mgcap_merge_run_end()) before the merge is asked
+ * for anything else.
  */
 struct mgcap_merge_run {
 	size_t queue;
@@ -211,14 +217,18 @@ const struct mgcap_rec *mgcap_merge_run_next(const struct mgcap_merge *m,
 					     struct mgcap_merge_run *run, int keyed)
 {
 	const struct mgcap_rec *rec = mgcap_ring_rec_at(run->walk, run->end);
-	uint64_t key;
+	uint64_t key, len;
 
-	if (!rec || !mgcap_rec_fits(rec, (uint64_t)(run->end - run->walk)))
+	/* (its length read once: the ring is writable by other readers) */
+	if (!rec || !(len = mgcap_rec_fits_len(rec, (uint64_t)(run->end - run->walk))))
 		return NULL;
 	key = keyed ? m->key(m->key_arg, run->queue, rec) : rec->tstamp_ns;
 	if (key - run->lo >= run->span)
 		return NULL;
-	run->walk += rec->rec_len;
+	/* no older key after it in the run: one that goes back is the order's to count */
+	run->span -= key - run->lo;
+	run->lo = key;
+	run->walk += len;
 	run->key = key;
 	return rec;
 }

@@ -44,7 +44,8 @@
  * Looks at source @src: 1 with its next record's @key and @visible_at (the
  * monotonic ns it was first seen; @now_ns for one seen now), or 0 when it
  * has none.  The record stays where it is until mgcap_order_next() hands
- * out this source; looking again without that must show the same record.
+ * out this source.  The order looks at a source only when it has no record
+ * looked at: the one just handed out, and the empty ones at a batch's start.
  */
 typedef int (*mgcap_order_look_fn)(void *arg, size_t src, uint64_t now_ns, uint64_t *key,
 				   uint64_t *visible_at);
@@ -116,8 +117,9 @@ struct mgcap_order {
 	size_t best;			/* the source handed out last, or to go next */
 	int best_stale;			/* best was handed out: look at it again */
 	/*
-	 * A run: best's path in the tree still holds an older record of it,
-	 * and every other source's record is newer than @second.
+	 * A run: every other source's record is newer than @second, and once
+	 * it went on without a match, best's path in the tree holds an older
+	 * record of it (mgcap_order_end_run() puts it right).
 	 */
 	int run;
 	mgcap_order_rank second;
@@ -127,7 +129,8 @@ struct mgcap_order {
 	/*
 	 * Records that wait for no empty source: keys from clear_from to
 	 * clear_to, and records visible by clear_visible (every empty
-	 * source's hold on them ran out).
+	 * source's hold on them ran out; 0, none but those visible since
+	 * before the merge began, which waited out any hold anyway).
 	 */
 	uint64_t clear_from, clear_to, clear_visible;
 };
@@ -153,7 +156,8 @@ static inline void mgcap_order_begin_batch(struct mgcap_order *o)
 /*
  * The source whose record goes next (its key: src[i].last_key), which the
  * caller then takes from it; or -1 with *@wait_ns: how long until a held
- * record may go (0: nothing is held, there is just nothing to read).
+ * record may go (0: nothing is held, there is just nothing to read in the
+ * sources of this batch: a caller begins a batch for each read).
  */
 long mgcap_order_next(struct mgcap_order *o, uint64_t now_ns, uint64_t *wait_ns);
 
@@ -288,7 +292,11 @@ static inline int mgcap_order_run_bounds(const struct mgcap_order *o, size_t i,
 {
 	uint64_t second_key = (uint64_t)(o->second >> 64);
 
-	if (!o->run || o->unstarted)
+	/*
+	 * (no empty source's quiet time is still to start: the record just
+	 * handed out started them, or found none)
+	 */
+	if (!o->run)
 		return 0;
 	/* (a tie goes to the lower source) */
 	*hi = second_key == MGCAP_ORDER_NONE ? second_key :

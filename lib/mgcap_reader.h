@@ -47,21 +47,38 @@ int mgcap_reader_attach(struct mgcap_reader *r, void *map, size_t map_size,
 int mgcap_reader_open(struct mgcap_reader *r, const char *path, char *err, size_t errlen);
 void mgcap_reader_close(struct mgcap_reader *r);
 
+/* The length the kernel gives @rec: mgcap_rec_len(), computed wide (no caplen wraps it). */
+static inline uint64_t mgcap_rec_len_of(const struct mgcap_rec *rec)
+{
+	/* (without a branch for the stamp) */
+	_Static_assert((MGCAP_REC_F_SWTSTAMP << 1) == sizeof(uint64_t), "the stamp's bytes");
+	return (((uint64_t)rec->caplen + sizeof(*rec) + MGCAP_REC_ALIGN - 1) &
+		~(uint64_t)(MGCAP_REC_ALIGN - 1)) + ((rec->flags & MGCAP_REC_F_SWTSTAMP) << 1);
+}
+
 /*
  * Whether @rec, @room bytes before the end of what may be read, is a record
- * as the kernel writes them: its rec_len what its caplen and flags make
- * (mgcap_rec_len(), computed wide: no caplen wraps it), within @room.
- * Once a record, in the read loops: branches the compiler can fold.
+ * as the kernel writes them: its rec_len what its caplen and flags make,
+ * within @room.  Once a record, in the read loops: branches the compiler
+ * can fold.
  */
 static inline int mgcap_rec_fits(const struct mgcap_rec *rec, uint64_t room)
 {
-	/* mgcap_rec_len(), in 64 bits and without a branch for the stamp */
-	uint64_t len = (((uint64_t)rec->caplen + sizeof(*rec) + MGCAP_REC_ALIGN - 1) &
-			~(uint64_t)(MGCAP_REC_ALIGN - 1)) +
-		       ((rec->flags & MGCAP_REC_F_SWTSTAMP) << 1);
+	uint64_t len = mgcap_rec_len_of(rec);
 
-	_Static_assert((MGCAP_REC_F_SWTSTAMP << 1) == sizeof(uint64_t), "the stamp's bytes");
 	return (rec->rec_len == len) & (len <= room);
+}
+
+/*
+ * mgcap_rec_fits(), with the length it judged: the record's length where
+ * it fits, 0 where not.  A caller that steps past the record by it steps
+ * by what was checked, whatever another reader of the ring writes meanwhile.
+ */
+static inline uint64_t mgcap_rec_fits_len(const struct mgcap_rec *rec, uint64_t room)
+{
+	uint64_t len = mgcap_rec_len_of(rec);
+
+	return rec->rec_len == len && len <= room ? len : 0;
 }
 
 /*

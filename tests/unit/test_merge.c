@@ -415,7 +415,11 @@ struct ref_queue {
 	uint64_t quiet_from;	/* as mgcap_order's, MGCAP_ORDER_PENDING at the start */
 	int handed;		/* its record was handed out: empty next, it starts anew */
 	int found_empty;	/* looked at in this batch, and it showed nothing */
+	uint64_t handed_end;	/* ring index just past its last record handed out */
 };
+
+/* the reference's newest stamp handed out, and the records handed out after a newer one */
+static uint64_t ref_newest, ref_out_of_order;
 
 static void ref_begin_batch(struct ref_queue *rq, size_t n)
 {
@@ -475,6 +479,11 @@ static const struct mgcap_rec *ref_next(struct ref_queue *rq, size_t n, uint64_t
 	best->last_ts = rec->tstamp_ns;
 	best->next = NULL;
 	best->handed = 1;
+	best->handed_end = best->r.tail;
+	if (rec->tstamp_ns < ref_newest)
+		ref_out_of_order++;
+	else
+		ref_newest = rec->tstamp_ns;
 	return rec;
 }
 
@@ -494,6 +503,7 @@ static int take_both(struct mgcap_merge *m, struct ref_queue *rq, size_t n, uint
 	CU_ASSERT_PTR_EQUAL_FATAL(a, b);
 	CU_ASSERT_EQUAL_FATAL(*wait, wb);
 	CU_ASSERT_EQUAL_FATAL(qa, qb);
+	CU_ASSERT_EQUAL_FATAL(m->order.out_of_order, ref_out_of_order);
 	*queue = qa;
 	return a != NULL;
 }
@@ -506,7 +516,7 @@ static int take_both(struct mgcap_merge *m, struct ref_queue *rq, size_t n, uint
 static uint64_t take_run_both(struct mgcap_merge *m, struct ref_queue *rq, size_t n,
 			      uint64_t now, uint64_t *wait, uint64_t *in_runs)
 {
-	struct mgcap_merge_run run;
+	struct mgcap_merge_run run = { 0 };
 	const struct mgcap_rec *a;
 	uint64_t taken = 1;
 	size_t q, qb = 0;
@@ -521,6 +531,8 @@ static uint64_t take_run_both(struct mgcap_merge *m, struct ref_queue *rq, size_
 		CU_ASSERT_PTR_EQUAL_FATAL(a, b);
 		CU_ASSERT_EQUAL_FATAL(qb, run.queue);
 		CU_ASSERT_EQUAL_FATAL(run.key, b->tstamp_ns);
+		/* (a run never takes a record the order would count late) */
+		CU_ASSERT_EQUAL_FATAL(m->order.out_of_order, ref_out_of_order);
 		taken++;
 		(*in_runs)++;
 	}
@@ -528,32 +540,40 @@ static uint64_t take_run_both(struct mgcap_merge *m, struct ref_queue *rq, size_
 	return taken;
 }
 
-/* 64 queues, records arriving at random, stamps tied often: the same stream as the reference. */
-static void test_agrees_with_looking_at_every_queue(void)
+/*
+ * @queues rings of @ring_bytes, records arriving at random, stamps tied
+ * often, time going by, batches, runs and releases at random: the same
+ * stream as the reference, record for record.  Small rings wrap (padding
+ * at their end), and a record that finds one full is not made.
+ */
+static void agree_with_the_reference(size_t queues, uint64_t ring_bytes, uint32_t seed,
+				     int steps)
 {
-	enum { QUEUES = 64 };
-	static struct synthetic_ring big[QUEUES];
-	static struct mgcap_merge_queue mq[QUEUES];
-	static struct ref_queue rq[QUEUES];
-	uint64_t stamp[QUEUES] = { 0 }, now = T0, put_n = 0, taken = 0, wait;
+	enum { MOST = 64 };
+	static struct synthetic_ring big[MOST];
+	static struct mgcap_merge_queue mq[MOST];
+	static struct ref_queue rq[MOST];
+	uint64_t stamp[MOST] = { 0 }, now = T0, put_n = 0, taken = 0, wait;
 	uint64_t batches = 0, rushed = 0, in_runs = 0;
 	struct mgcap_merge m;
 	uint8_t frame[64] = { 0 };
 	char err[128];
-	uint32_t seed = 12345;
 	size_t i;
 	int step;
 
-	for (i = 0; i < QUEUES; i++) {
-		CU_ASSERT_FATAL(synthetic_ring_init(&big[i], 1 << 20, (uint32_t)i) == 0);
+	CU_ASSERT_FATAL(queues <= MOST);
+	memset(rq, 0, sizeof(rq));
+	ref_newest = ref_out_of_order = 0;
+	for (i = 0; i < queues; i++) {
+		CU_ASSERT_FATAL(synthetic_ring_init(&big[i], ring_bytes, (uint32_t)i) == 0);
 		CU_ASSERT_FATAL(mgcap_reader_attach(&mq[i].r, big[i].map, big[i].map_size,
 						    err, sizeof(err)) == 0);
 		CU_ASSERT_FATAL(mgcap_reader_attach(&rq[i].r, big[i].map, big[i].map_size,
 						    err, sizeof(err)) == 0);
 		rq[i].quiet_from = MGCAP_ORDER_PENDING;
 	}
-	CU_ASSERT_FATAL(mgcap_merge_init(&m, mq, QUEUES, HOLD) == 0);
-	for (step = 0; step < 200000; step++) {
+	CU_ASSERT_FATAL(mgcap_merge_init(&m, mq, queues, HOLD) == 0);
+	for (step = 0; step < steps; step++) {
 		uint32_t r;
 
 		/* xorshift32: the same sequence everywhere */
@@ -563,37 +583,46 @@ static void test_agrees_with_looking_at_every_queue(void)
 		r = seed;
 
 		if (r % 8 < 3) {		/* a record into some queue, its stamp near the others' */
-			size_t q = (r >> 3) % (r % 8 == 0 ? 4 : QUEUES);
+			size_t q = (r >> 3) % (r % 8 == 0 && queues > 4 ? 4 : queues);
 
 			/* now and then a leap of a third of the hold: queues fall quiet */
 			stamp[q] += (r >> 12) % 64 ? (r >> 18) % 3 : HOLD / 3;
-			CU_ASSERT_FATAL(synthetic_ring_put(&big[q], frame, sizeof(frame), sizeof(frame),
-							   (uint16_t)q, 0, stamp[q]) == 0);
-			put_n++;
+			/* and now and then a step back (a clock stepped, a forged ring): late */
+			if ((r >> 12) % 97 == 1 && stamp[q] > 5)
+				stamp[q] -= 5;
+			put_n += synthetic_ring_put(&big[q], frame, sizeof(frame), sizeof(frame),
+						    (uint16_t)q, 0, stamp[q]) == 0;
 		} else if (r % 8 == 3) {	/* time goes by, a new batch */
 			now += (r >> 3) % (HOLD / 4);
 			mgcap_merge_release(&m);
-			/* every ring got back up to its last record handed out (none wrapped) */
-			for (i = 0; i < QUEUES; i++)
-				CU_ASSERT_EQUAL_FATAL(big[i].ctrl->consumer,
-						      rq[i].r.tail - (rq[i].next ? rq[i].next->rec_len : 0));
+			/*
+			 * every ring got back up to its last record handed out, and
+			 * (past the padding at the data area's end) no further than
+			 * its first record not handed out
+			 */
+			for (i = 0; i < queues; i++) {
+				CU_ASSERT_FATAL(big[i].ctrl->consumer >= rq[i].handed_end);
+				CU_ASSERT_FATAL(big[i].ctrl->consumer <=
+						rq[i].r.tail - (rq[i].next ? rq[i].next->rec_len : 0));
+			}
 			mgcap_merge_begin_batch(&m);
 			rushed += m.order.rush;
 			batches++;
-			ref_begin_batch(rq, QUEUES);
+			ref_begin_batch(rq, queues);
 		} else if (r % 8 < 6) {		/* both take one */
-			taken += take_both(&m, rq, QUEUES, now, &wait, &i);
+			taken += take_both(&m, rq, queues, now, &wait, &i);
 		} else {			/* one, and the run after it */
-			taken += take_run_both(&m, rq, QUEUES, now, &wait, &in_runs);
+			taken += take_run_both(&m, rq, queues, now, &wait, &in_runs);
 		}
 	}
 	/* then time runs on, a batch at a time: every record comes out, the same in both */
 	for (;;) {
 		uint64_t got = 0;
 
+		mgcap_merge_release(&m);
 		mgcap_merge_begin_batch(&m);
-		ref_begin_batch(rq, QUEUES);
-		while (take_both(&m, rq, QUEUES, now, &wait, &i))
+		ref_begin_batch(rq, queues);
+		while (take_both(&m, rq, queues, now, &wait, &i))
 			got++;
 		taken += got;
 		if (!got && !wait)
@@ -601,13 +630,54 @@ static void test_agrees_with_looking_at_every_queue(void)
 		now += wait;
 	}
 	CU_ASSERT_EQUAL(taken, put_n);
-	/* both ways were taken: batches with a ring past its fill mark, and without */
-	CU_ASSERT(rushed > batches / 10 && rushed < batches - batches / 10);
-	/* and records went in runs */
+	/* each way was taken: batches with a ring past its fill mark and without, runs */
+	CU_ASSERT(rushed > batches / 20 && rushed < batches - batches / 20);
 	CU_ASSERT(in_runs > taken / 20);
 	mgcap_merge_free(&m);
-	for (i = 0; i < QUEUES; i++)
+	for (i = 0; i < queues; i++)
 		synthetic_ring_free(&big[i]);
+}
+
+/* 64 queues of 1 MiB, and a few of 4 KiB, which wrap some 600 times */
+static void test_agrees_with_looking_at_every_queue(void)
+{
+	agree_with_the_reference(64, 1 << 20, 12345, 200000);
+	agree_with_the_reference(2, 4096, 777, 50000);
+	agree_with_the_reference(3, 4096, 4242, 50000);
+	agree_with_the_reference(5, 4096, 99, 50000);
+	agree_with_the_reference(7, 4096, 31337, 50000);
+}
+
+/*
+ * A run goes no further than the key an empty queue that is not quiet
+ * showed last: past it, a record waits for that queue.
+ */
+static void test_a_run_stops_at_an_empty_queues_last_key(void)
+{
+	struct mgcap_merge_run run = { 0 };
+	uint64_t wait;
+	size_t q = 0;
+
+	setup(2);
+	put(0, 50);
+	put(1, 50);
+	put(1, 50);
+	put(1, 60);
+	put(1, 70);
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 50);
+	CU_ASSERT_EQUAL(q, 0);
+	/* queue 0 went empty at 50: queue 1's 50s go, the second of them in a run */
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 50);
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 50);
+	CU_ASSERT_EQUAL(q, 1);
+	CU_ASSERT_FATAL(mgcap_merge_run_begin(&merge, q, &run));
+	/* its 60 does not */
+	CU_ASSERT_PTR_NULL(mgcap_merge_run_next(&merge, &run, 0));
+	mgcap_merge_run_end(&merge, &run);
+	CU_ASSERT_EQUAL(take(T0, &q, &wait), 0);
+	CU_ASSERT_EQUAL(wait, HOLD);
+	CU_ASSERT_EQUAL(take(T0 + HOLD, &q, &wait), 60);
+	teardown(2);
 }
 
 void register_merge_tests(void)
@@ -619,6 +689,8 @@ void register_merge_tests(void)
 		{ "no hold for a queue already past", test_no_hold_for_a_queue_already_past },
 		{ "a record seen later waits its own hold",
 		  test_a_record_seen_later_waits_its_own_hold },
+		{ "a run stops at an empty queue's last key",
+		  test_a_run_stops_at_an_empty_queues_last_key },
 		{ "release keeps what was not handed out", test_release_keeps_what_was_not_handed_out },
 		{ "zero hold never waits", test_zero_hold_never_waits },
 		{ "a quiet queue holds no one", test_quiet_queue_holds_no_one },

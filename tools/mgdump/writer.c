@@ -204,13 +204,22 @@ static int flush_in_order(struct dump_output *out, uint64_t *total, uint64_t *by
 }
 
 /*
- * Writes what can go in order now; *@idle cleared if anything went, *@held
- * set when the oldest block waits for a reader with nothing buffered.
+ * Blocks a batch of the order writes at most: then the readers with nothing
+ * buffered are looked at again (within a batch, only the one written from),
+ * the fill marks again, and the writer's loop does its rounds (the
+ * watchdog, the counters), as libpcap's module ends a read at 4096 records.
+ */
+#define IN_ORDER_BATCH	4096
+
+/*
+ * Writes what can go in order now, a batch; *@idle cleared if anything
+ * went, *@held set when the oldest block waits for a reader with nothing
+ * buffered.
  */
 static int write_in_order(struct dump_output *out, uint64_t *total, uint64_t *bytes, int *idle,
 			  int *held)
 {
-	size_t i;
+	size_t i, batch = 0;
 
 	if (stopping)
 		in_order.order.hold_ns = 0;
@@ -221,7 +230,7 @@ static int write_in_order(struct dump_output *out, uint64_t *total, uint64_t *by
 	for (i = 0; i < nreaders; i++)
 		if (blockring_fill(&readers[i].ring) >= readers[i].ring.size / 2)
 			in_order.order.rush = 1;
-	while (!cfg.count || *total + in_order.blocks < cfg.count) {
+	while ((!cfg.count || *total + in_order.blocks < cfg.count) && batch++ < IN_ORDER_BATCH) {
 		uint64_t wait_ns;
 		long best = mgcap_order_next_with(&in_order.order, mgcap_now_ns(CLOCK_MONOTONIC),
 						  &wait_ns, look_at_reader);
