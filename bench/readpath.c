@@ -9,10 +9,11 @@
  *   readpath --once READER SIZE N  one pass of N packets, for callgrind; READER
  *                                  mgcap (adapter_unsynced stamps), mgcap-adapter
  *                                  (converted to system time) or savefile
- *   readpath --merge QUEUES N [SHAPE]
+ *   readpath --merge QUEUES N [SHAPE [one-at-a-time]]
  *                                  N 64-byte records spread over QUEUES rings
  *                                  (round-robin, one-busy or zipf), read
- *                                  through the merge, for callgrind
+ *                                  through the merge, for callgrind; a read
+ *                                  of 4096, or of one (as pcap_next_ex())
  *
  * The module is the one in the patched libpcap's static archive; its
  * private state (pcap-mgcap-int.h) is pointed at the synthetic ring, as
@@ -321,7 +322,7 @@ static void count_in_order(u_char *user, const struct pcap_pkthdr *h, const u_ch
  * queues of ONE_BUSY hold the first record for an idle queue's lag (real
  * time, which costs no instructions): the read is tried again meanwhile.
  */
-static void pass_merge(size_t queues, uint64_t n, enum merge_shape shape)
+static void pass_merge(size_t queues, uint64_t n, enum merge_shape shape, int one_at_a_time)
 {
 	struct synthetic_ring *rings = calloc(queues, sizeof(*rings));
 	uint64_t *per_queue = calloc(queues, sizeof(*per_queue)), ring_bytes = 1 << 16, k, most = 0;
@@ -378,8 +379,9 @@ static void pass_merge(size_t queues, uint64_t n, enum merge_shape shape)
 		uint64_t left = n - sink.packets;
 		struct timespec ms = { 0, 1000000 };
 
-		if (pcap_dispatch(p, (int)(left < 4096 ? left : 4096), count_in_order,
-				  (u_char *)&sink) > 0)
+		/* (a read of one record is what pcap_next_ex() asks of the read op) */
+		if (pcap_dispatch(p, one_at_a_time ? 1 : (int)(left < 4096 ? left : 4096),
+				  count_in_order, (u_char *)&sink) > 0)
 			continue;
 		/* a record held back: no more than an idle queue's lag, at the start */
 		if (++tries > 1000)
@@ -401,17 +403,19 @@ int main(int argc, char **argv)
 	struct synthetic_ring ring;
 	int i, pass;
 
-	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "--merge")) {
+	if (argc >= 4 && argc <= 6 && !strcmp(argv[1], "--merge")) {
 		unsigned long queues = strtoul(argv[2], NULL, 10);
 		uint64_t n = strtoull(argv[3], NULL, 10);
-		int shape = ROUND_ROBIN;
+		int shape = ROUND_ROBIN, one_at_a_time = argc == 6 && !strcmp(argv[5], "one-at-a-time");
 
-		if (argc == 5)
+		if (argc >= 5)
 			for (shape = 0; shape < 3 && strcmp(argv[4], merge_shape_names[shape]); shape++)
 				;
-		if (queues < 1 || queues > 1024 || n < 1 || n > 10000000 || shape == 3)
-			die("--merge QUEUES (1 to 1024) N (1 to 10000000) [round-robin|one-busy|zipf]");
-		pass_merge(queues, n, (enum merge_shape)shape);
+		if (queues < 1 || queues > 1024 || n < 1 || n > 10000000 || shape == 3 ||
+		    (argc == 6 && !one_at_a_time))
+			die("--merge QUEUES (1 to 1024) N (1 to 10000000)"
+			    " [round-robin|one-busy|zipf [one-at-a-time]]");
+		pass_merge(queues, n, (enum merge_shape)shape, one_at_a_time);
 		return 0;
 	}
 	if (synthetic_ring_init(&ring, RING_BYTES, 0))
@@ -438,7 +442,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < 2) {
 		fprintf(stderr, "usage: readpath SIZE... | readpath --once mgcap|mgcap-adapter|savefile SIZE N"
-			" | readpath --merge QUEUES N [round-robin|one-busy|zipf]\n");
+			" | readpath --merge QUEUES N [round-robin|one-busy|zipf [one-at-a-time]]\n");
 		return 2;
 	}
 	printf("reader,size,pass,packets,ns_per_packet\n");

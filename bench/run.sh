@@ -134,14 +134,18 @@ for size in 64 1518; do
 done
 
 echo "bench: merged reads of 1 to 64 queues"
-echo "shape,queues,records,instructions,callback_instructions" >"$res/merge-callgrind.csv"
-# one queue (its own read op, the same in every shape), then each shape over 4 to 64
-for shape_queues in round-robin:1 round-robin:4 round-robin:16 round-robin:64 \
-	one-busy:4 one-busy:16 one-busy:64 zipf:4 zipf:16 zipf:64; do
-	shape=${shape_queues%:*} queues=${shape_queues#*:} n=20000
+echo "shape,queues,read,records,instructions,callback_instructions" >"$res/merge-callgrind.csv"
+# one queue (its own read op, the same in every shape), then each shape over 4
+# to 64, reads of 4096 records; then a record a read, as pcap_next_ex() reads
+for case in round-robin:1:batch round-robin:4:batch round-robin:16:batch round-robin:64:batch \
+	one-busy:4:batch one-busy:16:batch one-busy:64:batch zipf:4:batch zipf:16:batch \
+	zipf:64:batch round-robin:1:one-at-a-time one-busy:64:one-at-a-time \
+	round-robin:64:one-at-a-time; do
+	shape=${case%%:*} queues=${case#*:} read=${case##*:} n=20000
+	queues=${queues%:*}
 	# the read op: one queue has its own, several pcap_mgcap_read_merged()
 	valgrind -q --tool=callgrind --toggle-collect='pcap_mgcap_read_*' --callgrind-out-file="$bb/cg.out" \
-		"$bb/readpath" --merge $queues $n $shape
+		"$bb/readpath" --merge $queues $n $shape $([ $read = batch ] || echo $read)
 	total=$(callgrind_annotate "$bb/cg.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
 	# the callback: the order's check, and the count it calls (if not in line),
 	# each function's first line (callgrind_annotate may name a file two ways)
@@ -150,7 +154,7 @@ for shape_queues in round-robin:1 round-robin:4 round-robin:16 round-robin:64 \
 		/:count_packet / && !seen["packet"]++ { gsub(",", "", $1); s += $1 }
 		END { print s + 0 }')
 	counted 'pcap_mgcap_read_*' "$total" || continue
-	echo "$shape,$queues,$n,$total,$cb" >>"$res/merge-callgrind.csv"
+	echo "$shape,$queues,$read,$n,$total,$cb" >>"$res/merge-callgrind.csv"
 done
 
 echo "bench: pcapng writer"

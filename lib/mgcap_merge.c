@@ -40,6 +40,8 @@ int mgcap_merge_init(struct mgcap_merge *m, struct mgcap_merge_queue *queues, si
 	m->n = n;
 	m->key = NULL;
 	m->key_arg = NULL;
+	m->batch_taken = 0;
+	m->batch_over = 1;
 	for (i = 0; i < n; i++) {
 		queues[i].next = NULL;
 		queues[i].walk = queues[i].walk_end = queues[i].r.data;	/* nothing yet */
@@ -73,6 +75,8 @@ void mgcap_merge_begin_batch(struct mgcap_merge *m)
 	size_t i;
 
 	mgcap_order_begin_batch(&m->order);
+	m->batch_taken = 0;
+	m->batch_over = 0;
 	m->order.rush = 0;
 	for (i = 0; i < m->n && !m->order.rush; i++) {
 		const struct mgcap_reader *r = &m->q[i].r;

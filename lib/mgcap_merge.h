@@ -43,6 +43,8 @@ struct mgcap_merge {
 	struct mgcap_order order;	/* order.hold_ns: how long a record may wait */
 	/* a bit a queue: records were handed out of it since the last release */
 	uint64_t *handed;
+	uint64_t batch_taken;		/* records handed out in this batch */
+	int batch_over;			/* the next read begins a batch */
 };
 
 /*
@@ -63,11 +65,33 @@ void mgcap_merge_free(struct mgcap_merge *m);
 #define MGCAP_MERGE_FILL_MARK	4
 
 /*
- * A read's batch begins: the rings past the fill mark set m->order.rush,
- * and the rings that showed nothing are looked at again (within a batch,
- * only the ring of the record handed out is).
+ * A batch begins: the rings past the fill mark set m->order.rush, and the
+ * rings that showed nothing are looked at again (within a batch, only the
+ * ring of the record handed out is).
  */
 void mgcap_merge_begin_batch(struct mgcap_merge *m);
+
+/* Records a batch hands out at most, however many each read takes. */
+#define MGCAP_MERGE_BATCH	4096
+
+/*
+ * A read begins, and a batch with it where the last one is over: its rings
+ * had nothing more to hand out, or it handed out MGCAP_MERGE_BATCH
+ * records.  A caller that takes one record a read (pcap_next_ex()) then
+ * looks at the empty rings as seldom as one that takes thousands.
+ */
+static inline void mgcap_merge_begin_read(struct mgcap_merge *m)
+{
+	if (m->batch_over)
+		mgcap_merge_begin_batch(m);
+}
+
+/* A read ended: @taken records handed out; @drained: nothing more was there. */
+static inline void mgcap_merge_end_read(struct mgcap_merge *m, uint64_t taken, int drained)
+{
+	m->batch_taken += taken;
+	m->batch_over = drained || m->batch_taken >= MGCAP_MERGE_BATCH;
+}
 
 /*
  * Give back to the kernel every record handed out so far; a record looked

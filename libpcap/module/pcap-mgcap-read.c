@@ -209,11 +209,12 @@ int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *hold_ns, int keye
 	struct stamp_second second = { 0, 0 };
 	struct mgcap_merge_run run;
 	const struct mgcap_rec *rec;
-	int n = 0, until_release = MGCAP_RELEASE_EVERY, walk;
+	int n = 0, until_release = MGCAP_RELEASE_EVERY, walk, walked, drained = 0;
+	uint64_t taken = 0;
 	size_t q;
 
-	/* the empty rings are looked at; past its fill mark, nothing waits for the order */
-	mgcap_merge_begin_batch(&pm->merge);
+	/* a batch begun: the empty rings looked at; past a fill mark, nothing waits */
+	mgcap_merge_begin_read(&pm->merge);
 	while (n < max) {
 		/*
 		 * Before the next record, never after a delivered one: every
@@ -226,8 +227,11 @@ int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *hold_ns, int keye
 			until_release = MGCAP_RELEASE_EVERY;
 		}
 		rec = mgcap_merge_next_keyed(&pm->merge, now, &q, hold_ns, keyed);
-		if (!rec)
+		if (!rec) {
+			drained = 1;
 			break;
+		}
+		taken++;
 		n += deliver(p, rec, pm->merge.q[q].last_ts, pm->nano, &second, cb, user);
 		if (p->break_loop)
 			break;
@@ -238,7 +242,7 @@ int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *hold_ns, int keye
 		 */
 		if (!mgcap_merge_run_begin(&pm->merge, q, &run))
 			continue;
-		walk = max - n < until_release - 1 ? max - n : until_release - 1;
+		walked = walk = max - n < until_release - 1 ? max - n : until_release - 1;
 		until_release -= walk;
 		while (walk && (rec = mgcap_merge_run_next(&pm->merge, &run, keyed)) != NULL) {
 			walk--;
@@ -247,10 +251,12 @@ int deliver_merged(pcap_t *p, int max, uint64_t now, uint64_t *hold_ns, int keye
 				break;
 		}
 		until_release += walk;	/* what the run did not take */
+		taken += walked - walk;
 		mgcap_merge_run_end(&pm->merge, &run);
 		if (p->break_loop)
 			break;
 	}
+	mgcap_merge_end_read(&pm->merge, taken, drained);
 	return n;
 }
 

@@ -217,6 +217,49 @@ static void test_a_record_seen_later_waits_its_own_hold(void)
 	teardown(3);
 }
 
+/* a read of the merge, as the libpcap module's: one record, within the read's batch */
+static uint64_t read_one(size_t *q, uint64_t *wait)
+{
+	const struct mgcap_rec *rec;
+
+	mgcap_merge_begin_read(&merge);
+	rec = mgcap_merge_next(&merge, T0, q, wait);
+	mgcap_merge_end_read(&merge, rec != NULL, rec == NULL);
+	return rec ? rec->tstamp_ns : 0;
+}
+
+/*
+ * Reads of one record (pcap_next_ex()) share a batch: an empty ring is
+ * looked at again once the batch handed out its records, or found nothing
+ * more, not at every read.
+ */
+static void test_reads_of_one_record_share_a_batch(void)
+{
+	uint64_t wait;
+	size_t q = 0;
+
+	setup(2);
+	merge.order.hold_ns = 0;
+	put(0, 100);
+	put(0, 200);
+	put(0, 300);
+	CU_ASSERT_EQUAL(read_one(&q, &wait), 100);
+	put(1, 150);
+	/* queue 1 was empty when the batch began */
+	CU_ASSERT_EQUAL(read_one(&q, &wait), 200);
+	/* the batch's records handed out: the next read looks again */
+	mgcap_merge_end_read(&merge, MGCAP_MERGE_BATCH, 0);
+	CU_ASSERT_EQUAL(read_one(&q, &wait), 150);
+	CU_ASSERT_EQUAL(q, 1);
+	CU_ASSERT_EQUAL(merge.order.out_of_order, 1);
+	CU_ASSERT_EQUAL(read_one(&q, &wait), 300);
+	/* nothing more: the read after that one looks again */
+	CU_ASSERT_EQUAL(read_one(&q, &wait), 0);
+	put(1, 400);
+	CU_ASSERT_EQUAL(read_one(&q, &wait), 400);
+	teardown(2);
+}
+
 static void test_release_keeps_what_was_not_handed_out(void)
 {
 	uint64_t wait;
@@ -691,6 +734,7 @@ void register_merge_tests(void)
 		  test_a_record_seen_later_waits_its_own_hold },
 		{ "a run stops at an empty queue's last key",
 		  test_a_run_stops_at_an_empty_queues_last_key },
+		{ "reads of one record share a batch", test_reads_of_one_record_share_a_batch },
 		{ "release keeps what was not handed out", test_release_keeps_what_was_not_handed_out },
 		{ "zero hold never waits", test_zero_hold_never_waits },
 		{ "a quiet queue holds no one", test_quiet_queue_holds_no_one },
