@@ -9,8 +9,10 @@
 #            for its guard's other boots -> OUTDIR/cost.csv, OUTDIR/capture.csv
 #   profile  perf record under icount, per contender -> OUTDIR/profile-*.txt
 #   burst    the largest burst a ring takes whole (a count) -> OUTDIR/burst.csv
-#   loss     what each reader keeps of one stream, by traffic shape and buffer
-#            size (icount) -> OUTDIR/loss.csv
+#   capacity the highest rate each reader keeps whole (a burst: the longest
+#            burst), by traffic shape and buffer size, by bisection (icount)
+#            -> OUTDIR/capacity.csv, every probe in OUTDIR/capacity-probes.csv;
+#            capacity=SHAPE,... for some shapes only
 #   latency  a lone frame's way to a libpcap reader, by source and read mode
 #            (icount) -> OUTDIR/latency.csv
 #   scaling  one queue against two, wall clock (a 2-vCPU VM: icount would
@@ -346,32 +348,67 @@ part_burst() {
 	done
 }
 
-# --- loss: what each reader keeps of one stream, by traffic shape and buffer ---------
+# --- capacity: the highest rate each reader keeps whole, by traffic shape and buffer ---
 # Each contender reads the same stream alone, with the same buffer: AF_PACKET's
 # ring (tcpdump -B), or each queue's ring for mgcap (mgcap start ring-size,
 # and tcpdump's -B the same), full frames (tcpdump's default snaplen), as a
 # user runs them.  Under icount a rate is in guest time, one ns an
 # instruction: each frame has a budget of instructions, the generator's, the
-# stack's and the reader's work share one vCPU, and a loss is as reproducible
-# as a count.  Four queues, NAPI polling them all on the one vCPU.
-LOSS_SHAPES=${MGCAP_BENCH_LOSS_SHAPES:-one-flow zipf-imix paced-imix burst}
-LOSS_BUFFERS_MB=${MGCAP_BENCH_LOSS_BUFFERS:-1 2 8}
-LOSS_CONTENDERS=${MGCAP_BENCH_LOSS_CONTENDERS:-afpacket mgcap-merged mgcap-queue0 mgdump}
+# stack's and the reader's work share one vCPU, and whether a probe keeps
+# every frame repeats from boot to boot but near its edge (the guest clock
+# jumps while the guest waits for the host over 9p, and the timers' phase
+# with it: a cell may move by a step).  So the highest rate a contender
+# keeps whole is found by bisection, a probe a step, between bounds checked
+# in each cell (a cell whose high end is kept is unbounded, one whose low end
+# loses is below the range: said as such, never a figure made up).
+CAPACITY_SHAPES=${MGCAP_BENCH_CAPACITY_SHAPES:-one-flow even-imix zipf4-imix zipf16-imix burst}
+CAPACITY_BUFFERS_MB=${MGCAP_BENCH_CAPACITY_BUFFERS:-1 2 8}
+# afpacket-tmpfs: tcpdump -w into a file, as mgdump writes one (the bar it
+# is held to; -w /dev/null writes nothing)
+CAPACITY_CONTENDERS=${MGCAP_BENCH_CAPACITY_CONTENDERS:-afpacket afpacket-tmpfs mgcap-merged \
+mgcap-queue0 mgdump}
+# the bisection stops once high / low is at most this (5 %: five probes from
+# a range of 4x)
+CAPACITY_RESOLUTION=1.05
 
-# loss_shape NAME: the stream's frame_len, each queue's rate (0: as fast as
-# NAPI goes) and the generate request, into $shape_len $shape_rate $shape_request
-loss_shape() {
+# capacity_shape NAME: the stream's frame_len, the test NIC's queues and how
+# its frames go out, into $shape_len $shape_queues $shape_how, the frames a
+# probe offers ($shape_frames; a burst: its length is what is bisected) and
+# the bounds ($shape_low $shape_high: frames a second, a burst's frames).
+# A probe offers three times what the largest buffer, 8 MiB, holds of the
+# shape's frames: 5,433 mgcap records of 1514 bytes (1,544 each, header and
+# padding), 21,771 of the IMIX (385 on average); AF_PACKET's frames take
+# more room.  (mgcap's ring is a queue's: a stream spread over N queues
+# fills N of them less, and a reader that falls behind loses there only once
+# the CPU no longer takes the rate; three times every ring would take more
+# than an hour more.)  The bounds: the bottom kept by every reader, the top
+# beyond what the CPU takes (a 1514-byte frame costs the generator, the
+# stack and a reader 11,000 to 14,000 instructions, the IMIX's 6,000 to
+# 7,000, seen on 6.1); each cell checks both.
+capacity_shape() {
 	case $1 in
 	one-flow)	# RSS puts one big flow on one queue: the other three are quiet
-		shape_len=1514 shape_rate=${MGCAP_BENCH_LOSS_RATE_FLOW:-100000} shape_request="0 30000" ;;
-	zipf-imix)	# many flows, skewed over the queues by Zipf's law, sizes mixed
-		shape_len=imix shape_rate=${MGCAP_BENCH_LOSS_RATE_ZIPF:-50000} shape_request="zipf 60000" ;;
-	paced-imix)	# an even spread, sizes mixed
-		shape_len=imix shape_rate=${MGCAP_BENCH_LOSS_RATE_EVEN:-40000} shape_request="all 15000" ;;
+		shape_len=1514 shape_queues=4 shape_how=queue0 shape_frames=16500
+		shape_low=20000 shape_high=80000 ;;
+	even-imix)	# an even spread over four queues, sizes mixed
+		shape_len=imix shape_queues=4 shape_how=all shape_frames=66000
+		shape_low=50000 shape_high=200000 ;;
+	zipf4-imix | zipf16-imix)
+		# many flows, skewed over the queues by Zipf's law (queue i a share
+		# of 1/(i+1), queue 0 48 % of four, 30 % of sixteen), sizes mixed
+		shape_len=imix shape_queues=${1%-imix} shape_queues=${shape_queues#zipf} shape_how=zipf
+		shape_frames=66000 shape_low=50000 shape_high=200000 ;;
 	burst)	# line rate, as fast as the generator goes, on one queue
-		shape_len=1514 shape_rate=0 shape_request="0 20000" ;;
+		shape_len=1514 shape_queues=4 shape_how=burst shape_frames=
+		shape_low=500 shape_high=32000 ;;
 	*) say "unknown shape $1"; return 1 ;;
 	esac
+	# (a test's bounds, for every shape it runs)
+	if [ -n "${MGCAP_BENCH_CAPACITY_RANGE:-}" ]; then
+		set -- $MGCAP_BENCH_CAPACITY_RANGE
+		shape_low=$1 shape_high=$2
+	fi
+	shape_frames=${MGCAP_BENCH_CAPACITY_FRAMES:-$shape_frames}
 }
 
 # the generated counts of mgt0's queues, summed: all, or queue 0's
@@ -381,48 +418,101 @@ generated() {
 	echo $((q0 + $(echo "$rest" | sed 's/ /+/g; s/^$/0/')))
 }
 
-loss_cell() {	# loss_cell SHAPE MB CONTENDER -> a line of loss.csv
-	shape=$1 mb=$2 contender=$3
+# mgt0 with N queues, its address, no stamps
+nic_with_queues() {
+	rmmod mgtestnic && insmod "$NIC" queues="$1" && nic_address
+}
+
+# reader_start CONTENDER MB: CONTENDER reading mgt0 with an MB-MiB buffer, and
+# ready (reading every queue, or listening) -> $reader; 1 if it never got
+# ready (the log says why, and nothing is left running)
+reader_start() {
+	contender=$1 mb=$2
 	kb=$((mb * 1024))
 	rm -f "$TMPFS"/*
 	: >"$OUT/reader.txt"
-	case $3 in
+	case $contender in
 	afpacket) set -- tcpdump -i mgt0 -Q in -n -B $kb -Z root -w /dev/null ;;
+	afpacket-tmpfs) set -- tcpdump -i mgt0 -Q in -n -B $kb -Z root -w "$TMPFS/out.pcap" ;;
 	mgcap-merged) set -- $RUN tcpdump -i mgcap:mgt0 -n -B $kb -Z root -w /dev/null ;;
 	mgcap-queue0) set -- $RUN tcpdump -i mgcap:mgt0@0 -n -B $kb -Z root -w /dev/null ;;
 	mgdump) set -- $RUN $B/tools/mgdump/mgdump -i mgt0 -w "$TMPFS/out.pcapng" ;;
-	*) say "unknown loss contender $3"; return 1 ;;
+	*) say "unknown reader $contender"; return 1 ;;
 	esac
 	case $contender in
 	mgcap-* | mgdump) $MGCAP start mgt0 ring-size "${mb}M" >/dev/null || return 1 ;;
 	esac
 	"$@" >"$OUT/reader.txt" 2>&1 &
 	reader=$!
-	# ready: reading every queue (mgdump) or listening (tcpdump); 30 s at most
+	queues=$(ls -d /sys/class/net/mgt0/queues/rx-* | wc -l)
+	# 30 s at most
 	i=0
 	until case $contender in
-		mgdump) [ "$($MGCAP -j show mgt0 | grep -o '"pid":' | wc -l)" -ge 4 ] ;;
+		mgdump) [ "$($MGCAP -j show mgt0 | grep -o '"pid":' | wc -l)" -ge "$queues" ] ;;
 		*) grep -q "listening on" "$OUT/reader.txt" ;;
 		esac; do
 		i=$((i + 1))
 		if [ $i -gt 600 ] || ! kill -0 "$reader" 2>/dev/null; then
-			say "loss: $shape, $mb MiB, $contender never got ready:" \
-				"$(cat "$OUT/reader.txt"; $MGCAP show mgt0)"
+			say "$contender, $mb MiB, never got ready:" "$(cat "$OUT/reader.txt"; $MGCAP show mgt0)"
 			kill -KILL "$reader" 2>/dev/null
 			wait "$reader"
-			[ "$contender" = afpacket ] || $MGCAP stop mgt0 >/dev/null
-			# a cell without a count: the report shows it failed
-			echo "$shape,$shape_len,$shape_rate,$mb,$contender,,," >>"$OUT/loss.csv"
-			return 0
+			case $contender in afpacket*) ;; *) $MGCAP stop mgt0 >/dev/null ;; esac
+			return 1
 		fi
 		sleep 0.05
 	done
+}
+
+# reader_stop CONTENDER: stops the reader, once it has had time to drain
+# -> $captured, the frames it says it kept (empty: it said nothing)
+reader_stop() {
+	sleep $SETTLE
+	kill -INT "$reader"
+	wait "$reader"
+	cat "$OUT/reader.txt" >>"$LOG"
+	captured=$(reader_count "$([ "$1" = mgdump ] && echo mgdump || echo tcpdump)")
+	case $1 in afpacket*) ;; *) $MGCAP stop mgt0 >/dev/null ;; esac
+}
+
+# probe SHAPE MB CONTENDER LOAD: one stream of the shape (capacity_shape),
+# LOAD frames a second (a burst: LOAD frames), read by CONTENDER -> a line of
+# capacity-probes.csv; 0 if it kept every frame it was judged on (all of
+# them, or queue 0's for mgcap:mgt0@0) at the rate asked, 1 if it lost one
+# or the CPU could not keep up (below), 2 if it did not run or its count
+# makes no sense
+probe() {
+	shape=$1 mb=$2 contender=$3 load=$4
+	if [ "$shape_how" = burst ]; then
+		pace=0 frames=$load request="0 $load"
+	else
+		frames=$shape_frames
+		# each queue's pace: the stream's rate over its queues (Zipf's:
+		# every queue at queue 0's pace, the others with fewer frames, so
+		# the stream's LOAD is its frames over queue 0's time)
+		case $shape_how in
+		queue0) pace=$load request="0 $frames" ;;
+		all) pace=$((load / shape_queues)) request="all $((frames / shape_queues))"
+			frames=$((frames / shape_queues * shape_queues)) ;;
+		zipf) pace=$(awk -v n="$shape_queues" -v l="$load" \
+				'BEGIN { for (i = 1; i <= n; i++) h += 1 / i; printf "%d", l / h }')
+			request="zipf $frames" ;;
+		esac
+	fi
+	# a probe that did not run is in the CSV too, without counts
+	reader_start "$contender" "$mb" || {
+		echo "$shape,$mb,$contender,$load,$pace,$frames,,,,0" >>"$OUT/capacity-probes.csv"
+		return 2
+	}
 	which=all
-	[ $contender = mgcap-queue0 ] && which=queue0
+	[ "$contender" = mgcap-queue0 ] && which=queue0
 	before=$(generated $which)
 	echo "$shape_len" >/sys/class/net/mgt0/mgtestnic/frame_len &&
-		echo "$shape_rate" >/sys/class/net/mgt0/mgtestnic/rate_pps &&
-		echo "$shape_request" >/sys/class/net/mgt0/mgtestnic/generate || return 1
+		echo "$pace" >/sys/class/net/mgt0/mgtestnic/rate_pps &&
+		echo "$request" >/sys/class/net/mgt0/mgtestnic/generate || {
+		reader_stop "$contender"
+		echo "$shape,$mb,$contender,$load,$pace,$frames,,,,0" >>"$OUT/capacity-probes.csv"
+		return 2
+	}
 	run_ns && t0=$RUN_NS
 	# (the shell's read costs no fork; guest time while waiting for a file
 	# over 9p is not the stream's: the CPU's busy time is what is measured)
@@ -431,31 +521,75 @@ loss_cell() {	# loss_cell SHAPE MB CONTENDER -> a line of loss.csv
 	done
 	run_ns && busy=$((RUN_NS - t0))
 	offered=$(($(generated $which) - before))
-	sleep $SETTLE
-	kill -INT "$reader"
-	wait "$reader"
-	cat "$OUT/reader.txt" >>"$LOG"
-	captured=$(reader_count "$([ "$contender" = mgdump ] && echo mgdump || echo tcpdump)")
-	[ "$contender" = afpacket ] || $MGCAP stop mgt0 >/dev/null
-	[ -n "$captured" ] || { say "$contender: no packet count"; return 1; }
-	echo "$shape,$shape_len,$shape_rate,$mb,$contender,$offered,$captured,$busy" >>"$OUT/loss.csv"
-	say "loss: $shape ($shape_len bytes, $shape_rate/s a queue), $mb MiB, $contender:" \
-		"$captured of $offered, CPU busy $((busy / 1000000)) ms"
+	reader_stop "$contender"
+	# the frames it was judged on: every one made, none more
+	[ -n "$captured" ] && [ "$offered" -gt 0 ] && [ "$captured" -le "$offered" ] || {
+		say "capacity: $contender: no count, or more than offered"
+		echo "$shape,$mb,$contender,$load,$pace,$frames,$offered,$captured,$busy,0" \
+			>>"$OUT/capacity-probes.csv"
+		return 2
+	}
+	# The test NIC waits for a host that falls behind its pace, where a real
+	# NIC's receive ring would fill and drop: on one vCPU a stream faster
+	# than the system takes slows down, NAPI goes to ksoftirqd, the reader
+	# gets its turn and keeps every frame, and a rate far beyond what it
+	# takes would seem kept.  So a paced stream is kept only if the CPU's
+	# busy time from the request until the NIC had made every frame fits in
+	# the stream's time: it was not saturated.  (Softirqs run from idle are
+	# not in the run time: below saturation it is an underestimate, at it
+	# exact.)
+	kept=0
+	[ "$captured" = "$offered" ] &&
+		{ [ "$pace" = 0 ] || [ "$busy" -le $((frames * 1000000000 / load)) ]; } && kept=1
+	echo "$shape,$mb,$contender,$load,$pace,$frames,$offered,$captured,$busy,$kept" \
+		>>"$OUT/capacity-probes.csv"
+	say "capacity: $shape, $mb MiB, $contender, $load$([ "$pace" = 0 ] && echo " frames" || echo /s):" \
+		"$captured of $offered, CPU busy $((busy / 1000000)) ms$([ "$pace" = 0 ] ||
+		echo " of $((frames * 1000 / load))"): $([ $kept = 1 ] && echo kept || echo lost)"
+	[ $kept = 1 ]
 }
 
-# mgt0 with N queues, its address, no stamps
-nic_with_queues() {
-	rmmod mgtestnic && insmod "$NIC" queues="$1" && nic_address
+# capacity_cell SHAPE MB CONTENDER -> a line of capacity.csv: the highest
+# load kept whole between the shape's bounds, and how it was found
+capacity_cell() {
+	low=$shape_low high=$shape_high
+	# the bounds first: the high end kept is a capacity beyond the range, the
+	# low end lost one below it; a probe that did not run ends the cell
+	probe "$1" "$2" "$3" "$high"
+	case $? in
+	0) status=unbounded ;;
+	1)	probe "$1" "$2" "$3" "$low"
+		case $? in 0) status=bounded ;; 1) status=below ;; *) status=failed ;; esac ;;
+	*) status=failed ;;
+	esac
+	# geometric steps: a rate's error is a share of it
+	while [ $status = bounded ] &&
+		awk -v l="$low" -v h="$high" -v r="$CAPACITY_RESOLUTION" 'BEGIN { exit !(h > l * r) }'; do
+		mid=$(awk -v l="$low" -v h="$high" 'BEGIN { printf "%d", sqrt(l * h) }')
+		probe "$1" "$2" "$3" "$mid"
+		case $? in 0) low=$mid ;; 1) high=$mid ;; *) status=failed ;; esac
+	done
+	case $status in
+	bounded) capacity=$low ;;
+	unbounded) capacity=$high ;;	# at least
+	*) capacity= ;;
+	esac
+	echo "$1,$shape_len,$shape_queues,${shape_frames:-},$2,$3,$shape_low,$shape_high,$status,$capacity" \
+		>>"$OUT/capacity.csv"
+	say "capacity: $1, $2 MiB, $3: $status${capacity:+ $capacity}"
 }
 
-part_loss() {
-	echo "shape,frame_len,rate_pps,buffer_mb,contender,offered,captured,busy_ns" >"$OUT/loss.csv"
-	nic_with_queues 4 || return 1
-	for shape in $LOSS_SHAPES; do
-		loss_shape "$shape" || return 1
-		for mb in $LOSS_BUFFERS_MB; do
-			for c in $LOSS_CONTENDERS; do
-				loss_cell "$shape" "$mb" "$c" || return 1
+part_capacity() {
+	echo "shape,buffer_mb,contender,load,pace_pps,frames,offered,captured,busy_ns,kept" \
+		>"$OUT/capacity-probes.csv"
+	echo "shape,frame_len,queues,frames,buffer_mb,contender,low,high,status,capacity" \
+		>"$OUT/capacity.csv"
+	for shape in $CAPACITY_SHAPES; do
+		capacity_shape "$shape" || return 1
+		nic_with_queues "$shape_queues" || return 1
+		for mb in $CAPACITY_BUFFERS_MB; do
+			for c in $CAPACITY_CONTENDERS; do
+				capacity_cell "$shape" "$mb" "$c" || return 1
 			done
 		done
 	done
@@ -565,6 +699,11 @@ insmod "$KO" || exit 1
 insmod "$NIC" queues="$(nproc)" || exit 1
 say "kernel $K, $(nproc) vCPU(s), clock source $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 for part in "$@"; do
+	# capacity=SHAPE,...: those shapes' capacity (run.sh shares them out
+	# between two VMs)
+	case $part in
+	capacity=*) CAPACITY_SHAPES=$(echo "${part#capacity=}" | tr , ' ') part=capacity ;;
+	esac
 	"part_$part" || { say "$part failed"; exit 1; }
 done
 ip link del bench0 2>/dev/null

@@ -9,7 +9,7 @@
 # MGCAP_BENCH_KERNEL, default the first built): instructions a packet for
 # every contender under pktgen and test-NIC loads (the capture path's guard in
 # two more boots), a profile of each, burst
-# absorption, loss by traffic shape and buffer size, a lone frame's latency,
+# absorption, capacity by traffic shape and buffer size, a lone frame's latency,
 # and multi-queue scaling.
 #
 # Everything goes to the build tree, nothing to the source tree: the raw CSV
@@ -218,12 +218,14 @@ fi
 # which icount cannot show, on the wall clock in a 2-vCPU VM
 t0=$(date +%s)
 # two 1-vCPU VMs under icount side by side, a host core each (a count does
-# not depend on the host's load): the instruction counts in one, the loss by
-# traffic shape and the latency in the other
-echo "bench: VM, kernel $kver: instruction counts, loss and latency under icount"
-vm shapes 1 "-icount shift=0,sleep=off" loss latency &
+# not depend on the host's load): the instruction counts and one shape's
+# capacity in one, the other shapes' capacity and the latency in the other
+# (the capacity's bisections take some 45 minutes of VM time: so
+# that each VM ends within its MGCAP_VM_TIMEOUT)
+echo "bench: VM, kernel $kver: instruction counts, capacity and latency under icount"
+vm shapes 1 "-icount shift=0,sleep=off" capacity=one-flow,zipf4-imix,zipf16-imix,burst latency &
 shapes=$!
-vm icount 1 "-icount shift=0,sleep=off" cost profile burst
+vm icount 1 "-icount shift=0,sleep=off" cost profile burst capacity=even-imix
 # the capture path's guard in two more boots: it is judged on the median of three
 for boot in 2 3; do
 	vm guard-boot$boot 1 "-icount shift=0,sleep=off" guard
@@ -234,6 +236,10 @@ echo "bench: VM, kernel $kver: multi-queue scaling, wall clock"
 vm wallclock 2 "" scaling
 cp "$bb"/icount/*.csv "$bb"/icount/profile-*.txt "$bb"/shapes/*.csv "$bb"/wallclock/scaling.csv \
 	"$res/"
+# the capacity's shapes from both VMs, one table
+for f in capacity.csv capacity-probes.csv; do
+	{ cat "$bb/shapes/$f" && tail -n +2 "$bb/icount/$f"; } >"$res/$f" || exit 1
+done
 echo "commit,$commit" >"$res/environment.csv"
 echo "kernel,$kver" >>"$res/environment.csv"
 echo "host_cpu,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//; s/,/ /g')" >>"$res/environment.csv"
