@@ -357,7 +357,7 @@ part_burst() {
 # stack's and the reader's work share one vCPU, and whether a probe keeps
 # every frame repeats from boot to boot but near its edge (most likely the
 # guest clock's jumps while it waits for the host over 9p move the timers'
-# phase: a cell may move by a step).  So the highest rate a contender
+# phase: a cell may move by a step or more).  So the highest rate a contender
 # keeps whole is found by bisection, a probe a step, between bounds checked
 # in each cell (a cell whose high end is kept is unbounded, one whose low end
 # loses is below the range: said as such, never a figure made up).

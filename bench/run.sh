@@ -220,7 +220,7 @@ t0=$(date +%s)
 # two 1-vCPU VMs under icount side by side, a host core each (a count does
 # not depend on the host's load): the instruction counts and one shape's
 # capacity in one, the other shapes' capacity and the latency in the other
-# (the capacity's bisections take some 45 minutes of VM time: so
+# (the capacity's bisections take some 40 minutes of VM time: so
 # that each VM ends within its MGCAP_VM_TIMEOUT)
 echo "bench: VM, kernel $kver: instruction counts, capacity and latency under icount"
 vm shapes 1 "-icount shift=0,sleep=off" capacity=one-flow,zipf4-imix,zipf16-imix,burst latency &
