@@ -559,13 +559,14 @@ def histogram(name, title, columns, rows, ylabel="", xlabel="frame bytes", ymin=
         f.write("x " + " ".join(columns) + "\n")
         for x, values in rows:
             f.write(f"{x} " + " ".join("NaN" if v is None else f"{v:.1f}" for v in values) + "\n")
-    script = f"""set terminal pngcairo size 900,480
+    script = f"""set terminal pngcairo size 900,520
 set output '{PLOTS}/{name}.png'
 set title '{title}'
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set key outside right
+set xtics rotate by -40
 set ylabel '{ylabel}'
 set xlabel '{xlabel}'
 {'' if ymin is None else f'set yrange [{ymin}:*]'}

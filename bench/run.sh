@@ -234,8 +234,13 @@ done
 wait "$shapes" || exit 1
 echo "bench: VM, kernel $kver: multi-queue scaling, wall clock"
 vm wallclock 2 "" scaling
-cp "$bb"/icount/*.csv "$bb"/icount/profile-*.txt "$bb"/shapes/*.csv "$bb"/wallclock/scaling.csv \
-	"$res/"
+for f in "$bb"/icount/*.csv "$bb"/shapes/*.csv; do
+	case ${f##*/} in
+	capacity*.csv) ;;	# in both VMs: joined below
+	*) cp "$f" "$res/" ;;
+	esac
+done
+cp "$bb"/icount/profile-*.txt "$bb"/wallclock/scaling.csv "$res/"
 # the capacity's shapes from both VMs, one table
 for f in capacity.csv capacity-probes.csv; do
 	{ cat "$bb/shapes/$f" && tail -n +2 "$bb/icount/$f"; } >"$res/$f" || exit 1
