@@ -36,7 +36,8 @@ struct mgcap_merge {
 	/*
 	 * The order: each record's stamp, or (when set) what @key makes of it,
 	 * such as stamps of several NICs' clocks in system time.  A queue's keys
-	 * must not decrease, as its stamps do not.
+	 * rise as its stamps do; one that goes back (a clock stepped) is handed
+	 * out late and counted.
 	 */
 	uint64_t (*key)(void *arg, size_t queue, const struct mgcap_rec *rec);
 	void *key_arg;
