@@ -18,12 +18,12 @@ struct mgcap_merge_queue {
 	/*
 	 * The rest of the stretch being read (mgcap_reader_stretch()): its
 	 * records are walked as a lone queue's read walks them, r.tail kept at
-	 * @walk; past its end, mgcap_merge_walk_on() reads on.
+	 * @walk (so just past @next, while there is one); past its end,
+	 * mgcap_merge_walk_on() reads on.
 	 */
 	const uint8_t *walk, *walk_end;
 	const struct mgcap_rec *next;	/* looked at, not yet handed out */
 	uint64_t next_key;		/* its place in the order (its stamp, or the key's) */
-	uint64_t next_end;		/* ring index just past @next */
 	uint64_t done;			/* ring index just past the last handed out */
 	uint64_t last_ts;		/* key of the last record handed out */
 	uint64_t head_seen;		/* producer index at the last look ... */
@@ -122,18 +122,16 @@ int mgcap_merge_look_at(void *arg, size_t queue, uint64_t now_ns, uint64_t *key,
 {
 	struct mgcap_merge *m = arg;
 	struct mgcap_merge_queue *q = &m->q[queue];
-	const struct mgcap_rec *rec = mgcap_ring_rec_at(q->walk, q->walk_end);
 	uint64_t len;
+	const struct mgcap_rec *rec = mgcap_walk_rec(q->walk, q->walk_end, &len);
 
-	/* (its length read once: the ring is writable by other readers) */
-	if (rec && (len = mgcap_rec_fits_len(rec, (uint64_t)(q->walk_end - q->walk)))) {
+	if (rec) {
 		q->walk += len;
 		q->r.tail += len;
 	} else if (!(rec = mgcap_merge_walk_on(q, now_ns))) {
 		return 0;
 	}
 	q->next = rec;
-	q->next_end = q->r.tail;
 	q->next_key = keyed ? m->key(m->key_arg, queue, rec) : rec->tstamp_ns;
 	*key = q->next_key;
 	/* a record of a stretch became visible when its producer index was read */
@@ -178,7 +176,7 @@ const struct mgcap_rec *mgcap_merge_next_keyed(struct mgcap_merge *m, uint64_t n
 				 __ATOMIC_RELAXED);
 	rec = best->next;
 	best->next = NULL;
-	best->done = best->next_end;
+	best->done = best->r.tail;
 	best->last_ts = best->next_key;
 	m->handed[i / 64] |= 1ULL << (i % 64);
 	*queue = (size_t)i;
@@ -241,11 +239,10 @@ static inline __attribute__((always_inline))
 const struct mgcap_rec *mgcap_merge_run_next(const struct mgcap_merge *m,
 					     struct mgcap_merge_run *run, int keyed)
 {
-	const struct mgcap_rec *rec = mgcap_ring_rec_at(run->walk, run->end);
 	uint64_t key, len;
+	const struct mgcap_rec *rec = mgcap_walk_rec(run->walk, run->end, &len);
 
-	/* (its length read once: the ring is writable by other readers) */
-	if (!rec || !(len = mgcap_rec_fits_len(rec, (uint64_t)(run->end - run->walk))))
+	if (!rec)
 		return NULL;
 	key = keyed ? m->key(m->key_arg, run->queue, rec) : rec->tstamp_ns;
 	if (key - run->lo >= run->span)

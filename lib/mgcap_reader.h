@@ -82,6 +82,20 @@ static inline uint64_t mgcap_rec_fits_len(const struct mgcap_rec *rec, uint64_t 
 }
 
 /*
+ * The record at @at of a stretch ending at @end, where one is there and
+ * fits (*@len its length, read once: the ring is writable by other
+ * readers); NULL at the padding, the stretch's end, or one that does not
+ * fit, which a reader's next look judges.
+ */
+static inline const struct mgcap_rec *mgcap_walk_rec(const uint8_t *at, const uint8_t *end,
+						     uint64_t *len)
+{
+	const struct mgcap_rec *rec = mgcap_ring_rec_at(at, end);
+
+	return rec && (*len = mgcap_rec_fits_len(rec, (uint64_t)(end - at))) ? rec : NULL;
+}
+
+/*
  * Reading ends at ring index @at: nothing more is handed out (the caller
  * learns it from mgcap_reader_corrupt()).  Always NULL, for the caller to
  * return.  Out of line: the read loops stay small enough to inline.
