@@ -8,6 +8,10 @@
  * Frames of the device's VLAN devices never reach it: a netfilter ingress
  * hook takes those (mgcap_vlan_hook()).
  *
+ * The frames the device sends reach a packet tap of the device (as
+ * AF_PACKET's), where dev_queue_xmit_nit() hands them over as the driver
+ * gets them: mgcap_sent_tap().
+ *
  * A capture started for its readers (MGCAP_ATTR_AUTOSTOP) is stopped here
  * too, by the work its autostop runs: reader.c only counts the readers and
  * schedules that work, and never calls back into this file.
@@ -25,10 +29,10 @@
 
 LIST_HEAD(mgcap_captures);
 
-/* A received frame into its queue's rings: true if drop mode consumed it. */
-static __always_inline bool mgcap_capture_frame(struct mgcap_capture *cap, struct sk_buff *skb)
+/* A frame into the rings of the queue numbered @queue. */
+static __always_inline void mgcap_capture_into(struct mgcap_capture *cap, struct sk_buff *skb,
+					       u16 queue)
 {
-	u16 queue = skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0;
 	/* queues added later by ethtool -L share the existing ones' rings */
 	struct mgcap_queue *q = cap->queues[queue < cap->num_queues ? queue :
 					    queue % cap->num_queues];
@@ -36,7 +40,12 @@ static __always_inline bool mgcap_capture_frame(struct mgcap_capture *cap, struc
 	mgcap_ring_capture(&q->ring, skb, queue);
 	if (unlikely(!list_empty(&q->more_readers)))
 		mgcap_readers_capture(q, skb, queue);
+}
 
+/* A received frame into its queue's rings: true if drop mode consumed it. */
+static __always_inline bool mgcap_capture_frame(struct mgcap_capture *cap, struct sk_buff *skb)
+{
+	mgcap_capture_into(cap, skb, skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0);
 	if (READ_ONCE(cap->mode) == MGCAP_MODE_DROP) {
 		consume_skb(skb);
 		return true;
@@ -50,6 +59,26 @@ static rx_handler_result_t mgcap_rx_handler(struct sk_buff **pskb)
 	struct mgcap_capture *cap = rcu_dereference(skb->dev->rx_handler_data);
 
 	return mgcap_capture_frame(cap, skb) ? RX_HANDLER_CONSUMED : RX_HANDLER_PASS;
+}
+
+/*
+ * The tap sees every frame of the device, received ones too (those before
+ * the receive hook, which takes them): it keeps the sent ones, each a clone
+ * of its own, with skb->data at the MAC header.  The receive hook's view
+ * is skb->data past the MAC header, and the ring's copy and filter take
+ * that view: the clone's data moves there.  Drop mode never drops a sent
+ * frame: the clone is the tap's, the frame goes on to the driver.
+ */
+static int mgcap_sent_tap(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt,
+			  struct net_device *orig_dev)
+{
+	if (skb->pkt_type == PACKET_OUTGOING && likely(skb_headlen(skb) >= ETH_HLEN)) {
+		__skb_pull(skb, ETH_HLEN);
+		mgcap_capture_into(container_of(pt, struct mgcap_capture, sent_tap), skb,
+				   skb_get_queue_mapping(skb));
+	}
+	consume_skb(skb);
+	return 0;
 }
 
 /*
@@ -300,6 +329,14 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 		NL_SET_ERR_MSG(extack, "cannot register the receive handler");
 		goto err_unhook;
 	}
+	if (!(flags & MGCAP_START_RECEIVED_ONLY)) {
+		cap->sent_tap = (struct packet_type) {
+			.type = htons(ETH_P_ALL),
+			.dev = dev,
+			.func = mgcap_sent_tap,
+		};
+		dev_add_pack(&cap->sent_tap);
+	}
 	netdev_hold(dev, &cap->dev_tracker, GFP_KERNEL);
 	list_add_tail(&cap->list, &mgcap_captures);
 	cap->keep_coalescing = flags & MGCAP_START_KEEP_COALESCING;
@@ -343,11 +380,13 @@ void mgcap_capture_stop(struct mgcap_capture *cap)
 	ASSERT_RTNL();
 	/*
 	 * The VLAN hook first: the rx_handler's unregistration then waits for
-	 * every hook running (synchronize_net), this one's too, before the
-	 * queues and @cap go
+	 * every hook running (synchronize_net), this one's and the tap's too,
+	 * before the queues and @cap go
 	 */
 	if (cap->vlan_hooked)
 		mgcap_vlan_hook_unregister(cap);
+	if (cap->sent_tap.func)
+		__dev_remove_pack(&cap->sent_tap);
 	netdev_rx_handler_unregister(dev);
 	list_del(&cap->list);
 	mgcap_coalescing_give_back(cap);

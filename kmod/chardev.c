@@ -233,6 +233,10 @@ static long mgcap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		BUILD_BUG_ON(offsetof(struct mgcap_queue_stats, coalesced) !=
 			     _IOC_SIZE(MGCAP_IOC_STATS_V1));
 		return mgcap_ioctl_stats(ring, uarg, _IOC_SIZE(MGCAP_IOC_STATS_V1));
+	case MGCAP_IOC_STATS_V2:
+		BUILD_BUG_ON(offsetof(struct mgcap_queue_stats, sent) !=
+			     _IOC_SIZE(MGCAP_IOC_STATS_V2));
+		return mgcap_ioctl_stats(ring, uarg, _IOC_SIZE(MGCAP_IOC_STATS_V2));
 	case MGCAP_IOC_SET_SNAPLEN:
 		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
 			return -ENODEV;

@@ -81,7 +81,8 @@ struct mgcap_ring {
 	u64 bytes;
 	u64 dropped;
 	u64 high_water;
-	u64 coalesced;			/* records of several wire frames (skb_is_gso()) */
+	u64 coalesced;			/* received records of several wire frames */
+	u64 sent;			/* records of frames the device sent */
 
 	u32 flags;			/* MGCAP_RING_F_*, the kernel's copy: under lock */
 	bool reader_waiting;		/* set under lock by poll, cleared by whoever wakes */
@@ -158,6 +159,7 @@ struct mgcap_capture {
 	struct nf_hook_ops vlan_hook;	/* its VLAN devices' frames (capture.c) ... */
 	bool vlan_hooked;		/* ... once registered */
 	bool keep_coalescing;		/* MGCAP_START_KEEP_COALESCING */
+	struct packet_type sent_tap;	/* what the device sends; no .func: none */
 	netdev_features_t coalescing_off;	/* to give back at the stop (coalescing.c) */
 	struct mgcap_queue *queues[];
 };
@@ -167,6 +169,7 @@ struct mgcap_capture *mgcap_capture_find(const struct net_device *dev);
 /* mgcap_capture_start()'s @flags */
 #define MGCAP_START_AUTOSTOP		BIT(0)	/* stop once its last reader closed */
 #define MGCAP_START_KEEP_COALESCING	BIT(1)	/* leave GRO and LRO as they are */
+#define MGCAP_START_RECEIVED_ONLY	BIT(2)	/* no tap for what the device sends */
 int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 			u32 mode, u32 flags, struct netlink_ext_ack *extack);
 int mgcap_capture_set_mode(struct mgcap_capture *cap, u32 mode);

@@ -37,6 +37,7 @@ static const struct nla_policy mgcap_policy[MGCAP_ATTR_MAX + 1] = {
 	[MGCAP_ATTR_AUTOSTOP] = { .type = NLA_FLAG },
 	[MGCAP_ATTR_KEEP_COALESCING] = { .type = NLA_FLAG },
 	[MGCAP_ATTR_COALESCING_OFF] = { .type = NLA_REJECT },
+	[MGCAP_ATTR_RECEIVED_ONLY] = { .type = NLA_FLAG },
 };
 
 static struct genl_family mgcap_genl_family;
@@ -88,7 +89,7 @@ static size_t mgcap_nl_size_head(void)
 		nla_total_size_64bit(sizeof(u64)) +		/* RING_SIZE */
 		nla_total_size(sizeof(u32)) +			/* SNAPLEN */
 		nla_total_size(sizeof(u32)) +			/* NUM_QUEUES */
-		2 * nla_total_size(0) +				/* AUTOSTOP, KEEP_COALESCING */
+		3 * nla_total_size(0) +		/* AUTOSTOP, KEEP_COALESCING, RECEIVED_ONLY */
 		nla_total_size(sizeof(u32));			/* COALESCING_OFF */
 }
 
@@ -98,13 +99,13 @@ static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 	size_t reader = nla_total_size(0) +			/* MGCAP_ATTR_READER */
 		2 * nla_total_size(sizeof(u32)) +		/* PID, SNAPLEN */
 		nla_total_size(TASK_COMM_LEN) +			/* COMM */
-		/* the counters, FILTERED, OUT_OF_ORDER, COALESCED */
-		8 * nla_total_size_64bit(sizeof(u64)) +
+		/* the counters, FILTERED, OUT_OF_ORDER, COALESCED, SENT */
+		9 * nla_total_size_64bit(sizeof(u64)) +
 		nla_total_size(sizeof(u32));			/* FILTER_LEN */
 	size_t queue = nla_total_size(0) +			/* MGCAP_ATTR_QUEUE */
 		nla_total_size(sizeof(u32)) +			/* ID */
 		nla_total_size(sizeof_field(struct mgcap_queue, devnode)) +
-		6 * nla_total_size_64bit(sizeof(u64)) +		/* counters, COALESCED */
+		7 * nla_total_size_64bit(sizeof(u64)) +		/* counters, COALESCED, SENT */
 		nla_total_size(sizeof(u32)) +			/* NUM_READERS */
 		nla_total_size(0);				/* READERS */
 	size_t size = mgcap_nl_size_head() +
@@ -124,7 +125,7 @@ static size_t mgcap_nl_size(const struct mgcap_capture *cap)
 /*
  * The five counters of @ring, as the consecutive attribute types from
  * @captured on (the queue's nest and a reader's nest have the same order),
- * and its coalesced records as @coalesced.
+ * and its coalesced and sent records as @coalesced and the type after it.
  */
 static int mgcap_nl_put_counters(struct sk_buff *skb, struct mgcap_ring *ring, int captured,
 				 int coalesced, int pad)
@@ -132,14 +133,17 @@ static int mgcap_nl_put_counters(struct sk_buff *skb, struct mgcap_ring *ring, i
 	struct mgcap_queue_stats st;
 
 	BUILD_BUG_ON(!MGCAP_NL_COUNTERS_IN_ORDER(MGCAP_QATTR) ||
-		     !MGCAP_NL_COUNTERS_IN_ORDER(MGCAP_RATTR));
+		     !MGCAP_NL_COUNTERS_IN_ORDER(MGCAP_RATTR) ||
+		     MGCAP_QATTR_SENT - MGCAP_QATTR_COALESCED != 1 ||
+		     MGCAP_RATTR_SENT - MGCAP_RATTR_COALESCED != 1);
 	mgcap_ring_get_stats(ring, &st);
 	if (nla_put_u64_64bit(skb, captured, st.captured, pad) ||
 	    nla_put_u64_64bit(skb, captured + 1, st.bytes, pad) ||
 	    nla_put_u64_64bit(skb, captured + 2, st.dropped, pad) ||
 	    nla_put_u64_64bit(skb, captured + 3, st.fill, pad) ||
 	    nla_put_u64_64bit(skb, captured + 4, st.high_water, pad) ||
-	    nla_put_u64_64bit(skb, coalesced, st.coalesced, pad))
+	    nla_put_u64_64bit(skb, coalesced, st.coalesced, pad) ||
+	    nla_put_u64_64bit(skb, coalesced + 1, st.sent, pad))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -269,6 +273,7 @@ static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
 	    nla_put_u32(skb, MGCAP_ATTR_NUM_QUEUES, cap->num_queues) ||
 	    (cap->autostop && nla_put_flag(skb, MGCAP_ATTR_AUTOSTOP)) ||
 	    (cap->keep_coalescing && nla_put_flag(skb, MGCAP_ATTR_KEEP_COALESCING)) ||
+	    (!cap->sent_tap.func && nla_put_flag(skb, MGCAP_ATTR_RECEIVED_ONLY)) ||
 	    nla_put_u32(skb, MGCAP_ATTR_COALESCING_OFF, mgcap_coalescing_uapi(cap)))
 		goto cancel;
 	if (!queue)
@@ -370,6 +375,8 @@ static int mgcap_nl_start(struct sk_buff *skb, struct genl_info *info)
 		flags |= MGCAP_START_AUTOSTOP;
 	if (nla_get_flag(info->attrs[MGCAP_ATTR_KEEP_COALESCING]))
 		flags |= MGCAP_START_KEEP_COALESCING;
+	if (nla_get_flag(info->attrs[MGCAP_ATTR_RECEIVED_ONLY]))
+		flags |= MGCAP_START_RECEIVED_ONLY;
 	if (info->attrs[MGCAP_ATTR_RING_SIZE])
 		ring_size = nla_get_u64(info->attrs[MGCAP_ATTR_RING_SIZE]);
 	if (info->attrs[MGCAP_ATTR_SNAPLEN])

@@ -308,6 +308,7 @@ void mgcap_ring_get_stats(struct mgcap_ring *ring, struct mgcap_queue_stats *st)
 	st->dropped = READ_ONCE(ring->dropped);
 	st->high_water = READ_ONCE(ring->high_water);
 	st->coalesced = READ_ONCE(ring->coalesced);
+	st->sent = READ_ONCE(ring->sent);
 	/* under the lock: the memory may be renewed (mgcap_ring_renew_held()) */
 	spin_lock_bh(&ring->lock);
 	st->fill = mgcap_ring_fill(ring, ring->head, READ_ONCE(ring->ctrl->consumer));
@@ -446,12 +447,13 @@ static u64 mgcap_kernel_tstamp_ns(void)
 	return ktime_get_real_fast_ns();
 }
 
-/* Under RCU: the receive hook, for one reader's ring. */
+/* Under RCU: the receive hook or the tap of sent frames, for one reader's ring. */
 void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 {
 	u32 mac_len = skb_mac_header_was_set(skb) ? skb->data - skb_mac_header(skb) : 0;
 	bool vlan = skb_vlan_tag_present(skb) && mac_len >= ETH_HLEN;
 	const struct mgcap_filter_prog *filter = rcu_dereference(ring->filter);
+	bool sent = skb->pkt_type == PACKET_OUTGOING;
 	u32 wirelen = mac_len + skb->len + (vlan ? VLAN_HLEN : 0);
 	u64 data_size = ring->mask + 1;
 	struct mgcap_rec *rec;
@@ -470,9 +472,11 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 		return;
 	}
 	source = READ_ONCE(ring->tstamp_source);
-	hwtstamp = source == MGCAP_TSTAMP_SW ? 0 : mgcap_skb_hwtstamp(skb);
+	/* (a sent frame's stamp, where the NIC makes one, comes after it left) */
+	hwtstamp = source == MGCAP_TSTAMP_SW || unlikely(sent) ? 0 : mgcap_skb_hwtstamp(skb);
 	flags = (vlan ? MGCAP_REC_F_VLAN : 0) | (hwtstamp ? MGCAP_REC_F_HWTSTAMP : 0) |
-		(unlikely(skb_is_gso(skb)) ? MGCAP_REC_F_COALESCED : 0);
+		(unlikely(skb_is_gso(skb)) ? MGCAP_REC_F_COALESCED : 0) |
+		(unlikely(sent) ? MGCAP_REC_F_SENT : 0);
 	if (unlikely(source == MGCAP_TSTAMP_HW_AND_SW)) {
 		tstamp_ns = ktime_to_ns(hwtstamp);
 		sw_tstamp_ns = mgcap_kernel_tstamp_ns();
@@ -531,7 +535,9 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 	WRITE_ONCE(ring->head, head);
 	WRITE_ONCE(ring->captured, ring->captured + 1);
 	WRITE_ONCE(ring->bytes, ring->bytes + wirelen);
-	if (unlikely(flags & MGCAP_REC_F_COALESCED))
+	if (unlikely(sent))
+		WRITE_ONCE(ring->sent, ring->sent + 1);
+	else if (unlikely(flags & MGCAP_REC_F_COALESCED))
 		WRITE_ONCE(ring->coalesced, ring->coalesced + 1);
 	used = head - tail;
 	if (used > ring->high_water)

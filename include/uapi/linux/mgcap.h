@@ -15,6 +15,10 @@
  * stat(2) of /proc/self/ns/net shows it), so a reader can find the captures
  * of its own namespace without netlink.
  *
+ * The frames the device sends go into the ring of the queue whose number
+ * is their transmit queue's, modulo the rings' count, unless its capture
+ * started MGCAP_ATTR_RECEIVED_ONLY.
+ *
  * The mmap of a queue device is one control page followed by the data area
  * (mmap offset 0, length mgcap_queue_info.mmap_size, MAP_SHARED).
  * The kernel is the single producer, the reader the single consumer:
@@ -116,6 +120,15 @@ struct mgcap_ring_ctrl {
  * its starter kept: MGCAP_ATTR_KEEP_COALESCING), with one stamp.
  */
 #define MGCAP_REC_F_COALESCED	_BITUL(3)
+/*
+ * The device sent the frame (it was received otherwise): the frame as its
+ * driver got it, so a large send of a segmentation offload (TSO, GSO) is
+ * one record, flagged MGCAP_REC_F_COALESCED, as AF_PACKET shows it.  Its
+ * stamp is the kernel's (no NIC stamps every frame it sends): never
+ * MGCAP_REC_F_HWTSTAMP, and 0 for a reader of MGCAP_TSTAMP_HW_AND_SW.  Its
+ * queue is the transmit queue the stack chose.
+ */
+#define MGCAP_REC_F_SENT	_BITUL(4)
 #define MGCAP_REC_F_PAD		_BITUL(15)	/* filler up to the end of the data area */
 
 /*
@@ -127,7 +140,7 @@ struct mgcap_rec {
 	__u32 rec_len;		/* bytes from this header to the next, MGCAP_REC_ALIGN-ed */
 	__u32 caplen;		/* frame bytes that follow the header */
 	__u32 wirelen;		/* frame length on the wire (with a re-inserted tag) */
-	__u16 queue;		/* receive queue the NIC recorded (0 when none) */
+	__u16 queue;		/* receive queue the NIC recorded (0: none); sent: transmit queue */
 	__u16 flags;		/* MGCAP_REC_F_* */
 	__u64 tstamp_ns;	/* nanoseconds since the epoch of its clock */
 	__u8 data[];
@@ -213,7 +226,8 @@ struct mgcap_queue_stats {
 	__u64 dropped;		/* frames lost because the ring was full */
 	__u64 fill;		/* unread bytes now */
 	__u64 high_water;	/* most unread bytes seen */
-	__u64 coalesced;	/* records written with MGCAP_REC_F_COALESCED */
+	__u64 coalesced;	/* records of received frames with MGCAP_REC_F_COALESCED */
+	__u64 sent;		/* records of frames the device sent (MGCAP_REC_F_SENT) */
 };
 
 /*
@@ -281,6 +295,8 @@ struct mgcap_filter {
 #define MGCAP_IOC_STATS		_IOR(MGCAP_IOC_MAGIC, 2, struct mgcap_queue_stats)
 /* STATS as modules before coalesced frames were counted answered it: the first 40 bytes */
 #define MGCAP_IOC_STATS_V1	_IOC(_IOC_READ, MGCAP_IOC_MAGIC, 2, 40)
+/* ... and before sent frames were captured: the first 48 bytes */
+#define MGCAP_IOC_STATS_V2	_IOC(_IOC_READ, MGCAP_IOC_MAGIC, 2, 48)
 /* no record published after SET_SNAPLEN returns is longer than it says */
 #define MGCAP_IOC_SET_SNAPLEN	_IOW(MGCAP_IOC_MAGIC, 3, __u32)
 #define MGCAP_IOC_SET_WAKEUP	_IOW(MGCAP_IOC_MAGIC, 4, struct mgcap_wakeup)
@@ -340,6 +356,8 @@ enum mgcap_attr {
 	/* flag: leave the device's coalescing as it is (see MGCAP_COALESCING_GRO) */
 	MGCAP_ATTR_KEEP_COALESCING,
 	MGCAP_ATTR_COALESCING_OFF,	/* u32, MGCAP_COALESCING_*, reply only */
+	/* flag: the frames it receives only, not those it sends (MGCAP_REC_F_SENT) */
+	MGCAP_ATTR_RECEIVED_ONLY,
 	__MGCAP_ATTR_MAX
 };
 
@@ -375,7 +393,8 @@ enum mgcap_queue_attr {
 	MGCAP_QATTR_HIGH_WATER,	/* u64 */
 	MGCAP_QATTR_NUM_READERS, /* u32, readers that have the queue open */
 	MGCAP_QATTR_READERS,	/* nest of MGCAP_ATTR_READER, one per reader */
-	MGCAP_QATTR_COALESCED,	/* u64, records of coalesced frames */
+	MGCAP_QATTR_COALESCED,	/* u64, records of coalesced received frames */
+	MGCAP_QATTR_SENT,	/* u64, records of frames the device sent */
 	__MGCAP_QATTR_MAX
 };
 
@@ -405,7 +424,8 @@ enum mgcap_reader_attr {
 	MGCAP_RATTR_FILTERED,	/* u64, frames its kernel filter rejected */
 	MGCAP_RATTR_FILTER_LEN,	/* u32, instructions of its kernel filter; 0: none */
 	MGCAP_RATTR_OUT_OF_ORDER, /* u64, as the reader counts it (mgcap_ring_ctrl) */
-	MGCAP_RATTR_COALESCED,	/* u64, records of coalesced frames */
+	MGCAP_RATTR_COALESCED,	/* u64, records of coalesced received frames */
+	MGCAP_RATTR_SENT,	/* u64, records of frames the device sent */
 	__MGCAP_RATTR_MAX
 };
 
