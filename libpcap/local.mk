@@ -2,7 +2,7 @@
 # (libpcap/module/pcap-mgcap*.c) compiled in, libmgcap.a linked in.
 PCAP_MODULE_SRC = libpcap/module/pcap-mgcap.c libpcap/module/pcap-mgcap-queues.c \
 	libpcap/module/pcap-mgcap-read.c libpcap/module/pcap-mgcap-wait.c \
-	libpcap/module/pcap-mgcap-tstamp.c
+	libpcap/module/pcap-mgcap-tstamp.c libpcap/module/pcap-mgcap-filter.c
 PCAP_MODULE_H = libpcap/module/pcap-mgcap.h libpcap/module/pcap-mgcap-int.h
 LIBPCAP_INPUTS = $(PCAP_MODULE_SRC) $(PCAP_MODULE_H) libpcap/libpcap-mgcap.patch \
 	scripts/build-libpcap.sh include/uapi/linux/mgcap.h

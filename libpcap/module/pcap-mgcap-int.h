@@ -67,6 +67,14 @@ struct pcap_mgcap {
 	int nano;		/* nanosecond precision */
 	int on_close_list;	/* pcap_add_to_pcaps_to_close(): closed at exit() too */
 	unsigned long corruptions_seen;	/* mgcap_reader_corruptions when none was ours */
+	/*
+	 * The direction (pcap-mgcap-filter.c): the records handed out are
+	 * those whose flags, exclusive-or dir_xor, have no bit of dir_mask
+	 */
+	uint16_t dir_mask, dir_xor;
+	uint16_t handed_flags;	/* of the record last handed out: pcap_mgcap_direction() */
+	/* a filter that asks the direction: a program for received, one for sent frames */
+	struct bpf_insn *dir_fcode[2];
 };
 
 void pcap_mgcap_cleanup(pcap_t *p);
@@ -85,6 +93,16 @@ int pcap_mgcap_stats(pcap_t *p, struct pcap_stat *ps);
  * started: 0, or -1 (errbuf left as it is: a report, not an error)
  */
 int mgcap_queues_coalesced(pcap_t *p, uint64_t *coalesced);
+
+/*
+ * pcap-mgcap-filter.c: the filter and the direction ops; the direction at
+ * activate (after the stamps' setup: with the NIC's raw clock, received
+ * frames only), and the filter's copies freed at close.
+ */
+int pcap_mgcap_setfilter(pcap_t *p, struct bpf_program *fp);
+int pcap_mgcap_setdirection(pcap_t *p, pcap_direction_t d);
+void mgcap_filter_setup(pcap_t *p);
+void mgcap_filter_close(pcap_t *p);
 
 /*
  * pcap-mgcap-read.c: the read op for the queues opened (a merge of them,

@@ -96,16 +96,21 @@ struct stamp_second {
 };
 
 /*
- * Hands one record, stamped @ns, to the callback, filtered; 1 if it was
- * delivered.  Once per packet, so inlined into the read loops, with @nano
- * (what activate() set) a constant there.
+ * Hands one record, stamped @ns, to the callback, in the direction asked
+ * for and filtered; 1 if it was delivered.  Once per packet, so inlined
+ * into the read loops, with @nano (what activate() set) a constant there.
  */
 static inline __attribute__((always_inline))
 int deliver(pcap_t *p, const struct mgcap_rec *rec, uint64_t ns, int nano,
 	    struct stamp_second *second, pcap_handler cb, u_char *user)
 {
+	struct pcap_mgcap *pm = p->priv;
+	const struct bpf_insn *filter;
 	struct pcap_pkthdr h;
 	uint32_t frac;
+
+	if ((rec->flags ^ pm->dir_xor) & pm->dir_mask)
+		return 0;
 
 	if (ns - second->start_ns >= 1000000000ULL) {
 		second->sec = ns / 1000000000ULL;
@@ -127,8 +132,15 @@ int deliver(pcap_t *p, const struct mgcap_rec *rec, uint64_t ns, int nano,
 	h.ts.tv_sec = (time_t)second->sec;
 	h.ts.tv_usec = (suseconds_t)(nano ? frac : frac / 1000);
 	/* looked up each time: the callback may replace (and free) the filter */
-	if (p->fcode.bf_insns && !pcap_filter(p->fcode.bf_insns, rec->data, h.len, h.caplen))
-		return 0;
+	filter = p->fcode.bf_insns;
+	if (filter) {
+		/* (one that asks the direction: the program for this record's) */
+		if (pm->dir_fcode[0])
+			filter = pm->dir_fcode[!!(rec->flags & MGCAP_REC_F_SENT)];
+		if (!pcap_filter(filter, rec->data, h.len, h.caplen))
+			return 0;
+	}
+	pm->handed_flags = rec->flags;
 	cb(user, &h, rec->data);
 	return 1;
 }

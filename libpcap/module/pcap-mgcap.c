@@ -8,7 +8,8 @@
  * converted (adapter), or as they are.
  * This file is the handle: created, activated (its queues opened and set
  * up, pcap-mgcap-queues.c; its stamps, pcap-mgcap-tstamp.c; its read op,
- * pcap-mgcap-read.c; its wait, pcap-mgcap-wait.c), its ops and its close.
+ * pcap-mgcap-read.c; its wait, pcap-mgcap-wait.c; its filter and
+ * direction, pcap-mgcap-filter.c), its ops and its close.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -35,56 +36,6 @@ static int pcap_mgcap_inject(pcap_t *p, const void *buf _U_, int size _U_)
 	snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
 		 "mgcap: packet injection is not supported; send on the device itself");
 	return PCAP_ERROR;
-}
-
-/*
- * The filter runs in the kernel as well, where a frame it rejects costs no
- * ring space and no wakeup.  The copy here stays the final word: records
- * already in a ring were judged by the previous program, and the kernel lets
- * through frames whose VLAN tag it cannot show the program.  A program that
- * keeps every frame (tcpdump installs one when given no expression) is not
- * worth running per frame: it is dropped, as if none had been set.  Where
- * the module cannot take the program (too old, or it refuses it), it must
- * not keep the previous one either: filtering then happens here only, as
- * pcap-linux does when the socket refuses a filter.
- */
-static int pcap_mgcap_setfilter(pcap_t *p, struct bpf_program *fp)
-{
-	struct pcap_mgcap *pm = p->priv;
-	const struct bpf_insn *insns;
-	struct mgcap_filter kernel = { 0 }, none = { 0 };
-	size_t i;
-
-	/* the kernel reads libpcap's instructions as struct sock_filter */
-	_Static_assert(sizeof(struct bpf_insn) == 8, "struct bpf_insn is struct sock_filter");
-	if (install_bpf_program(p, fp) < 0)
-		return -1;
-	insns = p->fcode.bf_insns;
-	if (p->fcode.bf_len == 1 && insns[0].code == (BPF_RET | BPF_K) && insns[0].k) {
-		pcap_freecode(&p->fcode);	/* deliver() then runs none either */
-	} else {
-		kernel.len = p->fcode.bf_len;
-		kernel.insns = (uint64_t)(uintptr_t)insns;
-	}
-	for (i = 0; i < pm->nqueues; i++) {
-		int fd = pm->queues[i].r.fd;
-
-		if (ioctl(fd, MGCAP_IOC_SET_FILTER, &kernel) < 0 && errno != ENOTTY)
-			(void)ioctl(fd, MGCAP_IOC_SET_FILTER, &none);
-	}
-	return 0;
-}
-
-static int pcap_mgcap_setdirection(pcap_t *p, pcap_direction_t d)
-{
-	/* mgcap sees received packets only */
-	if (d == PCAP_D_OUT) {
-		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
-			 "mgcap: captures received packets only; direction \"out\" is not supported");
-		return PCAP_ERROR;
-	}
-	p->direction = d;
-	return 0;
 }
 
 static int pcap_mgcap_getnonblock(pcap_t *p)
@@ -125,6 +76,7 @@ void pcap_mgcap_cleanup(pcap_t *p)
 			"see mgcap show)\n", p->opt.device, (unsigned long long)coalesced);
 	mgcap_queues_close(p);
 	mgcap_wait_close(p);
+	mgcap_filter_close(p);
 	for (i = 0; i < pm->ndevs; i++) {
 		struct mgcap_dev *dev = &pm->devs[i];
 
@@ -220,6 +172,7 @@ static int activate(pcap_t *p)
 	p->inject_op = pcap_mgcap_inject;
 	p->setfilter_op = pcap_mgcap_setfilter;
 	p->setdirection_op = pcap_mgcap_setdirection;
+	mgcap_filter_setup(p);
 	p->set_datalink_op = NULL;
 	p->getnonblock_op = pcap_mgcap_getnonblock;
 	p->setnonblock_op = pcap_mgcap_setnonblock;
@@ -275,6 +228,14 @@ PCAP_API_DEF int pcap_mgcap_tstamp_report(pcap_t *p, char *buf, size_t len)
 			 used ? "; " : "", (long long)coalesced);
 	}
 	return pm->ts.type;
+}
+
+PCAP_API_DEF int pcap_mgcap_direction(pcap_t *p)
+{
+	if (p->activate_op != pcap_mgcap_activate || !p->activated)
+		return -1;
+	return ((struct pcap_mgcap *)p->priv)->handed_flags & MGCAP_REC_F_SENT ? PCAP_D_OUT :
+										  PCAP_D_IN;
 }
 
 PCAP_API_DEF int64_t pcap_mgcap_coalesced(pcap_t *p)

@@ -12,5 +12,7 @@ int pcap_mgcap_findalldevs(pcap_if_list_t *devlistp, char *errbuf);
 PCAP_API int pcap_mgcap_tstamp_report(pcap_t *p, char *buf, size_t len);
 /* for mgcap's tools: see MGCAP_COALESCED_SYMBOL in mgcap_adapter.h */
 PCAP_API int64_t pcap_mgcap_coalesced(pcap_t *p);
+/* for mgcap's tools: see MGCAP_DIRECTION_SYMBOL in mgcap_adapter.h */
+PCAP_API int pcap_mgcap_direction(pcap_t *p);
 
 #endif /* PCAP_MGCAP_H */
