@@ -145,6 +145,7 @@ struct typed_args {
 	int mode;
 	int autostop;
 	int keep_coalescing;
+	int received_only;
 };
 
 static int fill_typed(struct nl_msg *msg, const void *arg)
@@ -162,6 +163,8 @@ static int fill_typed(struct nl_msg *msg, const void *arg)
 	if (a->autostop && nla_put_flag(msg, MGCAP_ATTR_AUTOSTOP))
 		return -1;
 	if (a->keep_coalescing && nla_put_flag(msg, MGCAP_ATTR_KEEP_COALESCING))
+		return -1;
+	if (a->received_only && nla_put_flag(msg, MGCAP_ATTR_RECEIVED_ONLY))
 		return -1;
 	return 0;
 }
@@ -183,7 +186,7 @@ int mgcap_nl_start(const char *ifname, const struct mgcap_nl_start *opts,
 		   struct mgcap_nl_list *out, struct mgcap_nl_error *e)
 {
 	struct typed_args a = { ifname, opts->ring_size, opts->snaplen, opts->mode, opts->autostop,
-				opts->keep_coalescing };
+				opts->keep_coalescing, opts->received_only };
 
 	if (mgcap_nl_request(MGCAP_CMD_START, 0, fill_typed, &a, out, e))
 		return -1;

@@ -13,7 +13,8 @@ struct mgcap_nl_counters {
 	uint64_t dropped;
 	uint64_t fill;
 	uint64_t high_water;
-	uint64_t coalesced;	/* records of several wire frames (MGCAP_REC_F_COALESCED) */
+	uint64_t coalesced;	/* received records of several wire frames (MGCAP_REC_F_COALESCED) */
+	uint64_t sent;		/* records of frames the device sent (MGCAP_REC_F_SENT) */
 };
 
 /* One program reading a queue (see MGCAP_RATTR_* for what it counts). */
@@ -45,6 +46,7 @@ struct mgcap_nl_dev {
 	uint32_t snaplen;
 	int autostop;			/* stops when its last reader closes */
 	int keep_coalescing;		/* started to leave its GRO and LRO as they were */
+	int received_only;		/* started without the frames it sends */
 	uint32_t coalescing_off;	/* MGCAP_COALESCING_*: turned off while captured */
 	uint32_t num_queues;
 	struct mgcap_nl_queue *queues;	/* num_queues entries, malloc()ed */
@@ -70,6 +72,7 @@ struct mgcap_nl_start {
 	int mode;		/* -1: default */
 	int autostop;		/* stop once the last reader of every queue closed */
 	int keep_coalescing;	/* leave the device's GRO and LRO on */
+	int received_only;	/* not the frames it sends */
 };
 
 int mgcap_nl_start(const char *ifname, const struct mgcap_nl_start *opts,

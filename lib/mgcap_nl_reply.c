@@ -29,6 +29,7 @@ static struct nla_policy dev_policy[MGCAP_ATTR_MAX + 1] = {
 	[MGCAP_ATTR_AUTOSTOP] = { .type = NLA_FLAG },
 	[MGCAP_ATTR_KEEP_COALESCING] = { .type = NLA_FLAG },
 	[MGCAP_ATTR_COALESCING_OFF] = { .type = NLA_U32 },
+	[MGCAP_ATTR_RECEIVED_ONLY] = { .type = NLA_FLAG },
 };
 
 static struct nla_policy queue_policy[MGCAP_QATTR_MAX + 1] = {
@@ -42,6 +43,7 @@ static struct nla_policy queue_policy[MGCAP_QATTR_MAX + 1] = {
 	[MGCAP_QATTR_NUM_READERS] = { .type = NLA_U32 },
 	[MGCAP_QATTR_READERS] = { .type = NLA_NESTED },
 	[MGCAP_QATTR_COALESCED] = { .type = NLA_U64 },
+	[MGCAP_QATTR_SENT] = { .type = NLA_U64 },
 };
 
 static struct nla_policy reader_policy[MGCAP_RATTR_MAX + 1] = {
@@ -57,6 +59,7 @@ static struct nla_policy reader_policy[MGCAP_RATTR_MAX + 1] = {
 	[MGCAP_RATTR_FILTER_LEN] = { .type = NLA_U32 },
 	[MGCAP_RATTR_OUT_OF_ORDER] = { .type = NLA_U64 },
 	[MGCAP_RATTR_COALESCED] = { .type = NLA_U64 },
+	[MGCAP_RATTR_SENT] = { .type = NLA_U64 },
 };
 
 /* a record's queue is a u16: no capture has more queues than that */
@@ -64,7 +67,7 @@ static struct nla_policy reader_policy[MGCAP_RATTR_MAX + 1] = {
 
 /*
  * The counters of a queue's or a reader's nest: five of consecutive types
- * from @captured on, and @coalesced.
+ * from @captured on, and @coalesced and the sent records after it.
  */
 static void parse_counters(struct nlattr **tb, int captured, int coalesced,
 			   struct mgcap_nl_counters *c)
@@ -77,6 +80,8 @@ static void parse_counters(struct nlattr **tb, int captured, int coalesced,
 			*field[i] = nla_get_u64(tb[captured + (int)i]);
 	if (tb[coalesced])
 		c->coalesced = nla_get_u64(tb[coalesced]);
+	if (tb[coalesced + 1])
+		c->sent = nla_get_u64(tb[coalesced + 1]);
 }
 
 static int parse_reader(struct nlattr *nest, struct mgcap_nl_reader *r)
@@ -178,6 +183,7 @@ static int parse_dev(struct nlattr **tb, struct mgcap_nl_dev *d)
 		d->snaplen = nla_get_u32(tb[MGCAP_ATTR_SNAPLEN]);
 	d->autostop = tb[MGCAP_ATTR_AUTOSTOP] != NULL;
 	d->keep_coalescing = tb[MGCAP_ATTR_KEEP_COALESCING] != NULL;
+	d->received_only = tb[MGCAP_ATTR_RECEIVED_ONLY] != NULL;
 	if (tb[MGCAP_ATTR_COALESCING_OFF])
 		d->coalescing_off = nla_get_u32(tb[MGCAP_ATTR_COALESCING_OFF]);
 	d->num_queues = nla_get_u32(tb[MGCAP_ATTR_NUM_QUEUES]);

@@ -50,6 +50,10 @@ static void test_vlan_and_short(void)
 	r.rec.flags = MGCAP_REC_F_COALESCED;
 	mgcap_peek_format(line, sizeof(line), &r.rec);
 	CU_ASSERT_STRING_EQUAL(line, "0.999999999 sw q0 len 132 cap 10 coalesced");
+	/* a large send of a segmentation offload, sent by the device */
+	r.rec.flags = MGCAP_REC_F_COALESCED | MGCAP_REC_F_SENT;
+	mgcap_peek_format(line, sizeof(line), &r.rec);
+	CU_ASSERT_STRING_EQUAL(line, "0.999999999 sw q0 len 132 cap 10 coalesced sent");
 	r.rec.flags = 0;
 	/* a line too small for the text is cut, not overrun */
 	mgcap_peek_format(line, 8, &r.rec);

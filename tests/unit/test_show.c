@@ -28,7 +28,7 @@ static char *render(show_fn *fn, const struct mgcap_nl_list *l)
 static struct mgcap_nl_reader sample_readers[2] = {
 	{ .pid = 42, .comm = "tcp\"dump", .snaplen = 96,
 	  .counters = { .captured = 10, .bytes = 640, .dropped = 2, .fill = 48, .high_water = 96,
-			.coalesced = 4 },
+			.coalesced = 4, .sent = 6 },
 	  .filtered = 7, .filter_len = 12, .out_of_order = 5 },
 	{ .pid = 43, .comm = "mgdump", .snaplen = 262144, .counters = { .captured = 12 } },
 };
@@ -51,6 +51,8 @@ static void sample(struct mgcap_nl_list *l, struct mgcap_nl_dev *d, struct mgcap
 	q[1].id = 1;
 	q[1].counters.dropped = 3;
 	q[1].counters.coalesced = 2;
+	q[0].counters.sent = 8;
+	q[1].counters.sent = 1;
 	d->coalescing_off = 0x3;	/* gro, lro */
 	q[1].num_readers = 2;
 	q[1].readers = sample_readers;
@@ -70,16 +72,18 @@ static void test_json(void)
 	CU_ASSERT_STRING_EQUAL(out,
 		"[{\"dev\":\"we\\\"ird\\\\0\",\"ifindex\":7,\"mode\":\"drop\",\"ring_size\":8388608,"
 		"\"snaplen\":96,\"autostop\":false,\"keep_coalescing\":false,"
+		"\"received_only\":false,"
 		"\"coalescing_off\":[\"gro\",\"lro\"],\"queues\":[{\"queue\":0,"
 		"\"devnode\":\"/dev/mgcap/x@0\",\"captured\":18446744073709551615,\"bytes\":5,"
-		"\"dropped\":0,\"fill\":0,\"high_water\":0,\"coalesced\":0,\"readers\":[]},"
+		"\"dropped\":0,\"fill\":0,\"high_water\":0,\"coalesced\":0,\"sent\":8,"
+		"\"readers\":[]},"
 		"{\"queue\":1,\"devnode\":\"\",\"captured\":0,\"bytes\":0,\"dropped\":3,\"fill\":0,"
-		"\"high_water\":0,\"coalesced\":2,\"readers\":["
+		"\"high_water\":0,\"coalesced\":2,\"sent\":1,\"readers\":["
 		"{\"pid\":42,\"comm\":\"tcp\\\"dump\",\"snaplen\":96,\"captured\":10,\"bytes\":640,"
-		"\"dropped\":2,\"fill\":48,\"high_water\":96,\"coalesced\":4,\"filter_len\":12,"
-		"\"filtered\":7,\"out_of_order\":5},"
+		"\"dropped\":2,\"fill\":48,\"high_water\":96,\"coalesced\":4,\"sent\":6,"
+		"\"filter_len\":12,\"filtered\":7,\"out_of_order\":5},"
 		"{\"pid\":43,\"comm\":\"mgdump\",\"snaplen\":262144,\"captured\":12,\"bytes\":0,"
-		"\"dropped\":0,\"fill\":0,\"high_water\":0,\"coalesced\":0,\"filter_len\":0,"
+		"\"dropped\":0,\"fill\":0,\"high_water\":0,\"coalesced\":0,\"sent\":0,\"filter_len\":0,"
 		"\"filtered\":0,\"out_of_order\":0}]}]}]\n");
 	free(out);
 
@@ -102,6 +106,9 @@ static void test_table(void)
 	/* what it turned off, and the coalesced records of every queue */
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n  coalescing: gro, lro off while captured;"
 					   " 2 records of coalesced frames\n"));
+	/* the sent records of every queue */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n  directions: received and sent; 9 records of sent"
+					   " frames\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "18446744073709551615"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "/dev/mgcap/x@0"));
 	/* queue 1: two readers, each with its own counts on a line of its own */
@@ -138,11 +145,21 @@ static void test_table(void)
 					   " 1 record of coalesced frames\n"));
 	free(out);
 	out = render(mgcap_show_json, &l);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",\"keep_coalescing\":true,\"coalescing_off\":[],"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",\"keep_coalescing\":true,\"received_only\":false,"
+					   "\"coalescing_off\":[],"));
 	free(out);
 	d.keep_coalescing = 0;
 	out = render(mgcap_show_table, &l);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n  coalescing: none turned off by mgcap;"));
+	free(out);
+
+	/* started without the frames it sends */
+	d.received_only = 1;
+	out = render(mgcap_show_table, &l);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n  directions: received frames only (sent off)\n"));
+	free(out);
+	out = render(mgcap_show_json, &l);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",\"received_only\":true,"));
 	free(out);
 }
 
@@ -185,7 +202,7 @@ static void test_hidden_reader(void)
 	free(out);
 	out = render_one_reader(mgcap_show_json, &hidden);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"readers\":[{\"captured\":5,\"bytes\":0,\"dropped\":0,"
-					   "\"fill\":0,\"high_water\":0,\"coalesced\":0,"
+					   "\"fill\":0,\"high_water\":0,\"coalesced\":0,\"sent\":0,"
 					   "\"out_of_order\":3}]}]}]\n"));
 	free(out);
 }

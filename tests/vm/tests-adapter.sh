@@ -18,6 +18,7 @@ ALL_TESTS="
 	t_adapter_two_devices_merge_in_true_time_order
 	t_device_list_bad_input
 	t_mgdump_two_devices_merged_in_true_time_order
+	t_adapter_sent_frames_carry_the_kernels_stamps
 "
 USER_SPACE_TESTS="
 	t_adapter_phc_decades_from_system_time t_mgdump_tstamp_bad_input t_device_list_bad_input
@@ -351,6 +352,75 @@ t_mgdump_two_devices_merged_in_true_time_order() {
 			echo "$out" | grep -q -- "$text" || bad "mgdump $a: status $st, '$out'"
 	done
 	[ ! -e "$TMP/x" ] || bad "a refused mgdump left $TMP/x"
+}
+
+# send_udp COUNT: COUNT datagrams out of mgt0 to 198.51.100.2 (the test
+# NIC takes them and sends nothing back); the system time before and after
+# in $TMP/sent_from and sent_to
+send_udp() {
+	ip addr replace 198.51.100.1/24 dev mgt0 &&
+		ip neigh replace 198.51.100.2 lladdr 02:00:5e:00:53:02 dev mgt0 nud permanent ||
+		return 1
+	date +%s%N >"$TMP/sent_from"
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(int(sys.argv[1])):
+    s.sendto(i.to_bytes(4, "big"), ("198.51.100.2", 7777))' "$1" || return 1
+	date +%s%N >"$TMP/sent_to"
+}
+
+# Sent frames have the kernel's stamps, never the NIC's.  With adapter
+# stamps (system time) they take their place in time among the received
+# frames' converted stamps, each within the span of its send; with
+# adapter_unsynced (the NIC's clock, 37 s ahead here) a kernel stamp has
+# no place: the capture holds the received frames only, and asking for
+# the sent ones fails with a reason.
+t_adapter_sent_frames_carry_the_kernels_stamps() {
+	phc_setup 2 extended 50000 || return 1
+	capture tcpdump -i mgcap:mgt0 -j adapter --time-stamp-precision=nano -Z root -c 1020 \
+		-w "$TMP/out.pcap" || return 1
+	echo "all 250" >$NICSYS/generate
+	send_udp 20 || return 1
+	echo "all 250" >$NICSYS/generate
+	wait $client || { cat "$TMP/client"; return 1; }
+	python3 - "$TMP/out.pcap" "$(cat "$TMP/sent_from")" "$(cat "$TMP/sent_to")" \
+		>"$TMP/check" 2>&1 <<-'PY' ||
+	import struct, sys
+	data = open(sys.argv[1], "rb").read()
+	lo, hi = int(sys.argv[2]), int(sys.argv[3])
+	at, last, sent, received = 24, 0, [], 0
+	while at < len(data):
+	    sec, frac, caplen, _ = struct.unpack_from("<IIII", data, at)
+	    frame = data[at + 16:at + 16 + caplen]
+	    at += 16 + caplen
+	    ns = sec * 10**9 + frac
+	    assert ns >= last, "stamps out of order: %d after %d" % (ns, last)
+	    last = ns
+	    if frame[30:34] == bytes([198, 51, 100, 2]):
+	        sent.append(ns)
+	    else:
+	        received += 1
+	assert received == 1000 and len(sent) == 20, (received, len(sent))
+	bad = [ns for ns in sent if not lo <= ns <= hi]
+	assert not bad, "sent frames stamped outside their send (%d to %d): %s" % (lo, hi, bad[:3])
+	print("1000 received, 20 sent, in time order; the sent within their %d us" % ((hi - lo) // 1000))
+	PY
+		{ bad "adapter: $(tail -n 1 "$TMP/check")"; return 1; }
+	say "adapter: $(cat "$TMP/check")"
+
+	capture tcpdump -i mgcap:mgt0 -j adapter_unsynced --time-stamp-precision=nano -Z root \
+		-c 500 -w "$TMP/raw.pcap" || return 1
+	send_udp 20 || return 1
+	echo "all 250" >$NICSYS/generate
+	wait $client || { cat "$TMP/client"; return 1; }
+	n=$(tcpdump -r "$TMP/raw.pcap" -n dst host 198.51.100.2 2>/dev/null | wc -l)
+	[ "$n" = 0 ] || bad "adapter_unsynced: $n sent frames among the NIC's stamps"
+	timeout 60 $RUN tcpdump -i mgcap:mgt0 -j adapter_unsynced -Q out -Z root -c 1 \
+		-w "$TMP/out2.pcap" >"$TMP/refused" 2>&1 &&
+		bad "adapter_unsynced -Q out: not refused"
+	grep -q 'sent frames have no stamps of the NIC.s clock' "$TMP/refused" ||
+		bad "adapter_unsynced -Q out: $(cat "$TMP/refused")"
 }
 
 run_suite "$@"

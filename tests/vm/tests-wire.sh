@@ -9,6 +9,8 @@ ALL_TESTS="
 	t_tcp_stream_captured_frame_by_frame_as_sent
 	t_coalescing_given_back_after_the_capture
 	t_coalescing_kept_on_request_is_counted
+	t_both_directions_as_af_packet_shows_them
+	t_sent_frames_go_on_in_drop_mode_and_stay_out_on_request
 "
 USER_SPACE_TESTS=""
 . "$(dirname "$0")/lib.sh"
@@ -117,6 +119,143 @@ print(sum(i["coalesced"] for i in json.load(open(sys.argv[1]))["interfaces"]))' 
 	[ "${recorded:-0}" -ge "$long" ] || bad "mgdump's counters say $recorded coalesced: $(cat "$TMP/stats.json")"
 	$MGCAP stop vB >/dev/null
 	[ "$(gro vB)" = on ] || bad "coalescing keep, after the stop: gro is '$(gro vB)'"
+}
+
+# --- both directions: vB here sends as well as receives ---------------------------
+# (sender, receiver and ping on one CPU: each frame then reaches every tap
+# in one order, that of the one CPU, which both captures must keep; the
+# link's IPv6 is off, so that nothing else sends at a time of its own)
+on_cpu0() { taskset -c 0 "$@"; }
+two_way_pair() {
+	wire_pair || return 1
+	sysctl -qw net.ipv6.conf.vB.disable_ipv6=1 &&
+		ip netns exec wire sysctl -qw net.ipv6.conf.vA.disable_ipv6=1
+}
+
+# two_way_traffic: a ping from here and a TCP stream to here: frames
+# received and sent on vB in turn, each direction's depending on the other's
+two_way_traffic() {
+	on_cpu0 busybox ping -c 5 -i 0.2 -w 10 192.0.2.1 >"$TMP/ping" 2>&1 ||
+		{ bad "ping: $(tail -n 2 "$TMP/ping")"; return 1; }
+	start_until receiver ready on_cpu0 timeout 300 $TRAFFIC tcp-recv || return 1
+	ip netns exec wire taskset -c 0 timeout 300 $TRAFFIC tcp-send 300000 >"$TMP/sender" 2>&1 ||
+		{ bad "the sender: $(tail -n 3 "$TMP/sender")"; return 1; }
+	wait_end receiver >/dev/null && grep -q "^received 300000\$" "$TMP/receiver" ||
+		{ bad "the receiver got: $(cat "$TMP/receiver")"; return 1; }
+}
+
+# frames_of NAME: the frames of $TMP/NAME.pcap in hex, one a line, in its order
+frames_of() { $TRAFFIC pcap-frames "$TMP/$1.pcap" >"$TMP/$1.hex" && wc -l <"$TMP/$1.hex"; }
+
+# same_frames A B: A's frames are B's, byte for byte, in the same order
+same_frames() {
+	cmp -s "$TMP/$1.hex" "$TMP/$2.hex" && return 0
+	bad "$1 holds $(wc -l <"$TMP/$1.hex") frames, $2 $(wc -l <"$TMP/$2.hex"); the first that differ:" \
+		"$(diff "$TMP/$1.hex" "$TMP/$2.hex" | grep '^[<>]' | head -n 2 | cut -c 1-120 | tr '\n' ' ')"
+	return 1
+}
+
+# What tcpdump -i vB shows, tcpdump -i mgcap:vB shows: the frames vB sent
+# among those it received, in their order, byte for byte what AF_PACKET's
+# -Q inout holds; -Q in and -Q out each their half, and so does a filter
+# that asks the direction (outbound: run by the kernel as AF_PACKET's is).
+# Before sent frames were captured, mgcap:vB held the received ones only.
+t_both_directions_as_af_packet_shows_them() {
+	setup 1 && two_way_pair || return 1
+	$MGCAP start vB >/dev/null || return 1
+	$MGCAP show vB | grep -q "^  directions: received and sent; 0 records of sent frames$" ||
+		bad "mgcap show: $($MGCAP show vB | grep directions)"
+	for d in inout in out; do
+		start_tcpdump "mgcap_$d" -i mgcap:vB -Q $d -s 262144 -w "$TMP/mgcap_$d.pcap" \
+			"ip or arp" || return 1
+		start_tcpdump "afpacket_$d" -i vB -Q $d -s 262144 -B 32768 --immediate-mode -U \
+			-w "$TMP/afpacket_$d.pcap" "ip or arp" || return 1
+	done
+	start_tcpdump mgcap_outbound -i mgcap:vB -s 262144 -w "$TMP/mgcap_outbound.pcap" \
+		"outbound and (ip or arp)" || return 1
+	two_way_traffic || return 1
+	wait_drained && wait_for 20000 "AF_PACKET's files to stop growing" files_settled \
+		"$TMP/afpacket_inout.pcap" "$TMP/afpacket_in.pcap" "$TMP/afpacket_out.pcap" || return 1
+	# (the other readers' filters reject nothing: every frame is IPv4 or ARP)
+	rejected=$(filtered_for vB)
+	stop_tcpdumps mgcap_inout mgcap_in mgcap_out mgcap_outbound afpacket_inout afpacket_in \
+		afpacket_out
+	for f in mgcap_inout mgcap_in mgcap_out mgcap_outbound afpacket_inout afpacket_in \
+		afpacket_out; do
+		grep -q "^0 packets dropped by kernel" "$TMP/$f" ||
+			{ bad "$f: $(grep "dropped by kernel" "$TMP/$f")"; return 1; }
+		eval "n_$f=\$(frames_of $f)" || return 1
+	done
+	say "AF_PACKET on vB: $n_afpacket_inout frames, $n_afpacket_in in, $n_afpacket_out out;" \
+		"mgcap:vB $n_mgcap_inout, $n_mgcap_in, $n_mgcap_out; outbound $n_mgcap_outbound," \
+		"$rejected received ones rejected in the kernel"
+	[ "$n_afpacket_in" -gt 200 ] && [ "$n_afpacket_out" -gt 50 ] ||
+		bad "the traffic: $n_afpacket_in frames in, $n_afpacket_out out (expected 200 and 50 or more)"
+	same_frames mgcap_inout afpacket_inout
+	same_frames mgcap_in afpacket_in
+	same_frames mgcap_out afpacket_out
+	same_frames mgcap_outbound afpacket_out
+	[ "$rejected" -ge "$n_afpacket_in" ] ||
+		bad "the kernel's filter rejected $rejected frames, fewer than the $n_afpacket_in received"
+	sent=$($MGCAP -j show vB | python3 -c '
+import json, sys
+print(sum(q["sent"] for q in json.load(sys.stdin)[0]["queues"]))')
+	[ "$sent" -ge "$n_afpacket_out" ] ||
+		bad "mgcap show counts $sent records of sent frames, AF_PACKET $n_afpacket_out"
+	$MGCAP stop vB >/dev/null
+}
+
+# filtered_for DEV: the frames the kernel filters of DEV's readers rejected
+filtered_for() {
+	$MGCAP -j show "$1" | python3 -c '
+import json, sys
+print(sum(r["filtered"] for q in json.load(sys.stdin)[0]["queues"] for r in q["readers"]))'
+}
+
+# Drop mode consumes what vB receives, never what it sends: a ping's
+# requests reach vA, its replies are captured and go no further.  A
+# capture started with sent off holds the received frames only.
+t_sent_frames_go_on_in_drop_mode_and_stay_out_on_request() {
+	setup 1 && two_way_pair || return 1
+	# (drop mode would consume the ARP request and reply too)
+	ip neigh replace 192.0.2.1 lladdr "$(ip netns exec wire cat /sys/class/net/vA/address)" \
+		dev vB nud permanent &&
+		ip -n wire neigh replace 192.0.2.2 lladdr "$(cat /sys/class/net/vB/address)" \
+			dev vA nud permanent || return 1
+	$MGCAP start vB mode drop >/dev/null || return 1
+	start_tcpdump mgcap -i mgcap:vB -s 262144 -w "$TMP/mgcap.pcap" icmp || return 1
+	start_until peer "listening on" ip netns exec wire timeout 120 tcpdump -Z root -i vA \
+		-Q in --immediate-mode -U -w "$TMP/peer.pcap" icmp || return 1
+	on_cpu0 busybox ping -c 5 -i 0.2 -w 3 192.0.2.1 >"$TMP/ping" 2>&1 &&
+		bad "drop mode: ping got its replies: $(tail -n 2 "$TMP/ping")"
+	wait_drained && wait_for 20000 "the peer's file to stop growing" files_settled \
+		"$TMP/peer.pcap" || return 1
+	stop_tcpdumps mgcap peer
+	tcpdump -r "$TMP/mgcap.pcap" -n 2>/dev/null >"$TMP/mgcap.txt"
+	requests=$(grep -c "ICMP echo request" "$TMP/mgcap.txt")
+	replies=$(grep -c "ICMP echo reply" "$TMP/mgcap.txt")
+	arrived=$(tcpdump -r "$TMP/peer.pcap" -n 2>/dev/null | grep -c "ICMP echo request")
+	say "drop mode: mgcap:vB holds $requests requests and $replies replies; vA received" \
+		"$arrived requests"
+	[ "$requests" = 5 ] && [ "$replies" = 5 ] ||
+		bad "mgcap:vB holds $requests requests and $replies replies of 5 each"
+	[ "$arrived" = 5 ] || bad "drop mode: vA received $arrived of the 5 requests"
+	$MGCAP stop vB >/dev/null || return 1
+
+	$MGCAP start vB sent off >/dev/null || return 1
+	$MGCAP show vB | grep -q "^  directions: received frames only (sent off)$" ||
+		bad "sent off: mgcap show: $($MGCAP show vB | grep directions)"
+	start_tcpdump off -i mgcap:vB -s 262144 -w "$TMP/off.pcap" icmp || return 1
+	on_cpu0 busybox ping -c 3 -i 0.2 -w 10 192.0.2.1 >"$TMP/ping" 2>&1 ||
+		{ bad "ping: $(tail -n 2 "$TMP/ping")"; return 1; }
+	wait_drained || return 1
+	stop_tcpdumps off
+	tcpdump -r "$TMP/off.pcap" -n 2>/dev/null >"$TMP/off.txt"
+	requests=$(grep -c "ICMP echo request" "$TMP/off.txt")
+	replies=$(grep -c "ICMP echo reply" "$TMP/off.txt")
+	[ "$requests" = 0 ] && [ "$replies" = 3 ] ||
+		bad "sent off: mgcap:vB holds $requests requests and $replies replies (0 and 3)"
+	$MGCAP stop vB >/dev/null
 }
 
 run_suite "$@"

@@ -76,12 +76,18 @@ int mgcap_cmd_start(int argc, char **argv)
 				return 2;
 			}
 			opts.keep_coalescing = !strcmp(val, "keep");
+		} else if (!strcmp(key, "sent")) {
+			if (strcmp(val, "on") && strcmp(val, "off")) {
+				fprintf(stderr, "mgcap: start %s: bad sent '%s' (on or off)\n", dev, val);
+				return 2;
+			}
+			opts.received_only = !strcmp(val, "off");
 		} else {
 			break;
 		}
 	}
 	if (argc) {
-		fprintf(stderr, "mgcap: start %s: unexpected '%s' (ring-size, snaplen, mode or coalescing)\n",
+		fprintf(stderr, "mgcap: start %s: unexpected '%s' (ring-size, snaplen, mode, coalescing or sent)\n",
 			dev, argv[0]);
 		return 2;
 	}

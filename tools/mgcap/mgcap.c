@@ -13,8 +13,10 @@
 #include "peek.h"
 
 static const struct tool_command mgcap_commands[] = {
-	{ "start", "DEV [ring-size SIZE] [snaplen N] [mode mirror|drop] [coalescing off|keep]",
-	  "capture DEV: a ring of SIZE bytes (K, M, G) per receive queue; GRO and LRO off" },
+	{ "start",
+	  "DEV [ring-size SIZE] [snaplen N] [mode mirror|drop] [coalescing off|keep] [sent on|off]",
+	  "capture DEV, the frames it receives and those it sends (sent off: received only): "
+	  "a ring of SIZE bytes (K, M, G) per receive queue; GRO and LRO off" },
 	{ "stop", "DEV", "stop capturing DEV; its readers see the end" },
 	{ "set", "DEV mode mirror|drop", "pass captured packets on to the stack, or consume them" },
 	{ "show", "[DEV]", "devices captured, their queues, readers and counters" },

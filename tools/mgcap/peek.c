@@ -55,10 +55,11 @@ void mgcap_peek_format(char *buf, size_t len, const struct mgcap_rec *rec)
 	uint16_t type;
 	size_t at;
 
-	at = put(buf, len, 0, "%" PRIu64 ".%09" PRIu64 " %s q%u len %u cap %u%s",
+	at = put(buf, len, 0, "%" PRIu64 ".%09" PRIu64 " %s q%u len %u cap %u%s%s",
 		 (uint64_t)(rec->tstamp_ns / 1000000000ULL), (uint64_t)(rec->tstamp_ns % 1000000000ULL),
 		 (rec->flags & MGCAP_REC_F_HWTSTAMP) ? "hw" : "sw", rec->queue, rec->wirelen, cap,
-		 (rec->flags & MGCAP_REC_F_COALESCED) ? " coalesced" : "");
+		 (rec->flags & MGCAP_REC_F_COALESCED) ? " coalesced" : "",
+		 (rec->flags & MGCAP_REC_F_SENT) ? " sent" : "");
 	if (cap < 14)
 		return;
 	at = put(buf, len, at, "  %02x:%02x:%02x:%02x:%02x:%02x > %02x:%02x:%02x:%02x:%02x:%02x",

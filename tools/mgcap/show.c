@@ -25,8 +25,9 @@ static void json_string(FILE *f, const char *s)
 static void json_counters(FILE *f, const struct mgcap_nl_counters *c)
 {
 	fprintf(f, "\"captured\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"dropped\":%" PRIu64
-		",\"fill\":%" PRIu64 ",\"high_water\":%" PRIu64 ",\"coalesced\":%" PRIu64,
-		c->captured, c->bytes, c->dropped, c->fill, c->high_water, c->coalesced);
+		",\"fill\":%" PRIu64 ",\"high_water\":%" PRIu64 ",\"coalesced\":%" PRIu64
+		",\"sent\":%" PRIu64, c->captured, c->bytes, c->dropped, c->fill, c->high_water,
+		c->coalesced, c->sent);
 }
 
 /* MGCAP_COALESCING_*, as ethtool -K names them */
@@ -72,6 +73,22 @@ static void table_coalescing(FILE *f, const struct mgcap_nl_dev *d)
 	}
 	fprintf(f, "; %" PRIu64 " record%s of coalesced frames\n", coalesced,
 		coalesced == 1 ? "" : "s");
+}
+
+/* Whether the capture holds what the device sends, and how much of it. */
+static void table_directions(FILE *f, const struct mgcap_nl_dev *d)
+{
+	uint64_t sent = 0;
+	uint32_t q;
+
+	if (d->received_only) {
+		fputs("  directions: received frames only (sent off)\n", f);
+		return;
+	}
+	for (q = 0; q < d->num_queues; q++)
+		sent += d->queues[q].counters.sent;
+	fprintf(f, "  directions: received and sent; %" PRIu64 " record%s of sent frames\n", sent,
+		sent == 1 ? "" : "s");
 }
 
 static void json_readers(FILE *f, const struct mgcap_nl_queue *qu)
@@ -149,9 +166,10 @@ void mgcap_show_json(FILE *f, const struct mgcap_nl_list *l,
 		json_string(f, d->ifname);
 		fprintf(f, ",\"ifindex\":%" PRIu32 ",\"mode\":\"%s\",\"ring_size\":%" PRIu64
 			",\"snaplen\":%" PRIu32 ",\"autostop\":%s,\"keep_coalescing\":%s"
-			",\"coalescing_off\":[", d->ifindex, mgcap_mode_name(d->mode), d->ring_size,
-			d->snaplen, d->autostop ? "true" : "false",
-			d->keep_coalescing ? "true" : "false");
+			",\"received_only\":%s,\"coalescing_off\":[", d->ifindex,
+			mgcap_mode_name(d->mode), d->ring_size, d->snaplen,
+			d->autostop ? "true" : "false", d->keep_coalescing ? "true" : "false",
+			d->received_only ? "true" : "false");
 		coalescing_list(f, d->coalescing_off, ",", "\"");
 		fputs("],\"queues\":[", f);
 		for (q = 0; q < d->num_queues; q++) {
@@ -194,6 +212,7 @@ void mgcap_show_table(FILE *f, const struct mgcap_nl_list *l,
 		if (clocks)
 			table_clock(f, &clocks[i]);
 		table_coalescing(f, d);
+		table_directions(f, d);
 		fprintf(f, TABLE_ROW, "queue", "captured", "bytes", "dropped", "fill", "high-water",
 			"readers", "node / reader");
 		for (q = 0; q < d->num_queues; q++) {
