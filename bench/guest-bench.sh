@@ -7,6 +7,9 @@
 #            is one guest instruction) -> OUTDIR/cost.csv, OUTDIR/capture.csv
 #   guard    the capture path alone and its baseline only (pktgen, 64 bytes),
 #            for its guard's other boots -> OUTDIR/cost.csv, OUTDIR/capture.csv
+#   send     instructions a sent frame, every contender that captures them:
+#            pktgen through the stack's transmit path out of a dummy device
+#            -> OUTDIR/cost.csv, OUTDIR/capture.csv (load "send")
 #   profile  perf record under icount, per contender -> OUTDIR/profile-*.txt
 #   burst    the largest burst a ring takes whole (a count) -> OUTDIR/burst.csv
 #   capacity the highest rate each reader keeps whole (a burst: the longest
@@ -35,8 +38,9 @@ shift
 ROUNDS=${MGCAP_BENCH_ROUNDS:-3}
 SIZES=${MGCAP_BENCH_SIZES:-64 128 256 1518}
 PKTGEN_CONTENDERS=${MGCAP_BENCH_PKTGEN:-baseline afpacket afpacket-tmpfs netsniff-ng mgcap-ring \
-mgcap-ring2 mgcap-mirror mgcap-mirror-B32 mgcap-drop mgcap-drop-filter mgcap-drop-full mgdump \
+mgcap-ring-received mgcap-ring2 mgcap-mirror mgcap-mirror-B32 mgcap-drop mgcap-drop-filter mgcap-drop-full mgdump \
 mgdump-drop}
+SEND_CONTENDERS=${MGCAP_BENCH_SEND:-baseline afpacket mgcap-ring mgcap-ring-received mgcap-mirror}
 NIC_CONTENDERS=${MGCAP_BENCH_NIC:-baseline afpacket mgcap-ring mgcap-mirror mgcap-drop mgdump}
 # stamps from the test NIC's PHC, converted to system time (-j adapter)
 ADAPTER_CONTENDERS=${MGCAP_BENCH_ADAPTER:-baseline mgcap-mirror mgdump}
@@ -88,10 +92,12 @@ start_contender() {
 	netsniff-ng)
 		# it has no snaplen: whole frames, to /dev/null like the first tcpdump
 		set -- netsniff-ng --in "$dev" --out /dev/null --ring-size ${BUF_MB}MiB --silent ;;
-	mgcap-ring | mgcap-ring2)
+	mgcap-ring | mgcap-ring2 | mgcap-ring-received)
 		# the capture path alone: a reader that only consumes records (two
-		# of them: what one more reader costs)
-		$MGCAP start "$dev" ring-size ${BUF_MB}M snaplen $SNAPLEN >/dev/null || return 1
+		# of them: what one more reader costs; received frames only: what
+		# the tap of sent frames costs the received ones)
+		$MGCAP start "$dev" ring-size ${BUF_MB}M snaplen $SNAPLEN \
+			$([ "$1" = mgcap-ring-received ] && echo sent off) >/dev/null || return 1
 		if [ "$1" = mgcap-ring2 ]; then
 			$WAIT "/dev/mgcap/$dev@0" hup 1000000 >"$OUT/reader2.txt" 2>&1 &
 			readers=2
@@ -145,7 +151,7 @@ reader_count() {
 stop_contender() {	# stop_contender NAME DEV
 	captured=
 	case $1 in
-	mgcap-ring | mgcap-ring2)	# the readers leave when the capture ends
+	mgcap-ring | mgcap-ring2 | mgcap-ring-received)	# the readers leave when the capture ends
 		$MGCAP stop "$2" >/dev/null
 		wait ;;
 	mgcap-drop-full)
@@ -162,7 +168,7 @@ stop_contender() {	# stop_contender NAME DEV
 		captured=$(reader_count tcpdump) ;;
 	netsniff-ng)
 		captured=$(tr -d '\r' <"$OUT/reader.txt" | sed -n 's/^ *\([0-9]*\) *packets passed filter.*/\1/p') ;;
-	mgcap-ring)
+	mgcap-ring | mgcap-ring-received)
 		captured=$(sed -n 's/^end: \([0-9]*\) records read.*/\1/p' "$OUT/reader.txt") ;;
 	mgcap-ring2)	# counted only when both readers read every record
 		captured=$(sed -n 's/^end: \([0-9]*\) records read.*/\1/p' "$OUT/reader.txt")
@@ -201,6 +207,17 @@ setup_pktgen() {
 	pg "udp_dst_max 9"
 	DEV=bench0
 }
+
+# the same frames out of the dummy device, through dev_queue_xmit() (the
+# stack's transmit path, where every capture's tap sees them), to an address
+# that is not this host's
+setup_send() {
+	setup_pktgen "$1" || return 1
+	pg "xmit_mode queue_xmit"
+	pg "dst 198.51.100.2"
+	pg "dst_mac 02:00:5e:00:53:02"
+}
+inject_send() { inject_pktgen "$@"; }
 
 inject_pktgen() {	# synchronous: pktgen's thread runs until it has sent them all
 	echo "count $1" >$PG/bench0
@@ -291,9 +308,25 @@ part_guard() {
 	echo "load,size,hwts,contender,round,frames,instructions" >"$OUT/cost.csv"
 	echo "load,size,hwts,contender,offered,captured" >"$OUT/capture.csv"
 	setup_pktgen 64 || return 1
-	for c in baseline mgcap-ring; do
+	for c in baseline mgcap-ring mgcap-ring-received; do
 		measure pktgen 64 off "$c" || return 1
 	done
+}
+
+# --- send: what capturing the frames a host sends costs each ----------------------------
+# (the cost part's files, its rows of load "send"; mgcap-ring-received holds
+# none of them: what a capture without the tap costs a sending host)
+part_send() {
+	[ -e "$OUT/cost.csv" ] ||
+		echo "load,size,hwts,contender,round,frames,instructions" >"$OUT/cost.csv"
+	[ -e "$OUT/capture.csv" ] || echo "load,size,hwts,contender,offered,captured" >"$OUT/capture.csv"
+	for size in 64 1518; do
+		setup_send "$size" || return 1
+		for c in $SEND_CONTENDERS; do
+			measure send "$size" off "$c" || return 1
+		done
+	done
+	setup_pktgen 64
 }
 
 # --- profile: where the instructions go, per contender --------------------------------

@@ -34,6 +34,8 @@ CONTENDERS = {
     "afpacket-tmpfs": "tcpdump, AF_PACKET, -s 96 -B 32768 -w tmpfs",
     "netsniff-ng": "netsniff-ng, whole frames to /dev/null, 32 MiB ring",
     "mgcap-ring": "mgcap mirror + a reader that only consumes records (the capture path alone)",
+    "mgcap-ring-received": "mgcap mirror, `sent off` (no tap of sent frames) + a reader that "
+                           "only consumes records",
     "mgcap-ring2": "mgcap mirror + two readers that only consume records",
     "mgcap-mirror": "mgcap mirror + stock tcpdump -s 96 -w /dev/null",
     "mgcap-mirror-B32": "mgcap mirror + stock tcpdump -s 96 -B 32768 -w /dev/null",
@@ -47,6 +49,7 @@ CONTENDERS = {
 LOADS = {
     "pktgen": "pktgen (`xmit_mode netif_receive`) into a dummy device",
     "nic": "the test NIC's generator (NAPI), one queue",
+    "send": "pktgen (`xmit_mode queue_xmit`) out of a dummy device: frames the host sends",
 }
 # the idle loop: time the guest spent halted, not a cost
 IDLE_SYMBOLS = ("native_safe_halt", "default_idle", "arch_cpu_idle", "cpu_idle_poll",

@@ -225,7 +225,7 @@ t0=$(date +%s)
 echo "bench: VM, kernel $kver: instruction counts, capacity and latency under icount"
 vm shapes 1 "-icount shift=0,sleep=off" capacity=one-flow,zipf4-imix,zipf16-imix,burst latency &
 shapes=$!
-vm icount 1 "-icount shift=0,sleep=off" cost profile burst capacity=even-imix
+vm icount 1 "-icount shift=0,sleep=off" cost send profile burst capacity=even-imix
 # the capture path's guard in two more boots: it is judged on the median of three
 for boot in 2 3; do
 	vm guard-boot$boot 1 "-icount shift=0,sleep=off" guard

@@ -63,11 +63,13 @@ static rx_handler_result_t mgcap_rx_handler(struct sk_buff **pskb)
 
 /*
  * The tap sees every frame of the device, received ones too (those before
- * the receive hook, which takes them): it keeps the sent ones, each a clone
- * of its own, with skb->data at the MAC header.  The receive hook's view
- * is skb->data past the MAC header, and the ring's copy and filter take
- * that view: the clone's data moves there.  Drop mode never drops a sent
- * frame: the clone is the tap's, the frame goes on to the driver.
+ * the receive hook, which takes them): it keeps the sent ones, a clone that
+ * every tap shares, with skb->data at the MAC header.  The receive hook's
+ * view is skb->data past the MAC header, and the ring's copy and filter
+ * take that view: the clone's data moves there while they run, and back
+ * for the taps after this one (as AF_PACKET's packet_rcv() does).  Drop
+ * mode never drops a sent frame: the clone is the taps', the frame goes on
+ * to the driver.
  */
 static int mgcap_sent_tap(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt,
 			  struct net_device *orig_dev)
@@ -76,6 +78,7 @@ static int mgcap_sent_tap(struct sk_buff *skb, struct net_device *dev, struct pa
 		__skb_pull(skb, ETH_HLEN);
 		mgcap_capture_into(container_of(pt, struct mgcap_capture, sent_tap), skb,
 				   skb_get_queue_mapping(skb));
+		__skb_push(skb, ETH_HLEN);
 	}
 	consume_skb(skb);
 	return 0;

@@ -94,8 +94,9 @@ void mgcap_adapter_describe(const struct mgcap_adapter *a, char *buf, size_t len
  * returns the PCAP_TSTAMP_* type the stamps really are (another when
  * activation warned), with adapter stamps what the conversion did in @buf
  * (mgcap_adapter_describe), and for a merged source how many records it
- * delivered out of stamp order, and how many records held coalesced
- * frames where any did, else ""; or -1 when @p is not an mgcap source.
+ * delivered out of stamp order, how many records held coalesced frames
+ * where any did and how many held frames the device sent where any did,
+ * else ""; or -1 when @p is not an mgcap source.
  */
 #define MGCAP_TSTAMP_REPORT_SYMBOL	"pcap_mgcap_tstamp_report"
 /*

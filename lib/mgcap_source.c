@@ -9,9 +9,25 @@
 
 #include "mgcap_source.h"
 
+/*
+ * Where DEV:mgcap[@QUEUES] has its suffix (the first ':', as the kernel
+ * finds DEV), or NULL: another name.
+ */
+static const char *suffix_of(const char *name)
+{
+	const char *colon = strchr(name, ':');
+	size_t len = strlen(MGCAP_SOURCE_SUFFIX);
+
+	if (!colon || colon == name || strncmp(colon, MGCAP_SOURCE_SUFFIX, len) != 0 ||
+	    (colon[len] != '\0' && colon[len] != '@'))
+		return NULL;
+	return colon;
+}
+
 int mgcap_source_is_ours(const char *name)
 {
-	return name && strncmp(name, MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX)) == 0;
+	return name && (strncmp(name, MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX)) == 0 ||
+			suffix_of(name));
 }
 
 static int parse_queue_number(const char **p, unsigned int *q)
@@ -33,7 +49,7 @@ static int parse_queue_number(const char **p, unsigned int *q)
 
 int mgcap_source_parse(const char *name, struct mgcap_source *src, char *err, size_t errlen)
 {
-	const char *dev, *at, *p;
+	const char *dev, *at, *p, *suffix = NULL;
 	size_t len;
 
 	memset(src, 0, sizeof(*src));
@@ -41,9 +57,13 @@ int mgcap_source_parse(const char *name, struct mgcap_source *src, char *err, si
 		snprintf(err, errlen, "not an mgcap source name (mgcap:DEV[@QUEUES])");
 		return -1;
 	}
-	dev = name + strlen(MGCAP_SOURCE_PREFIX);
-	at = strchr(dev, '@');
-	len = at ? (size_t)(at - dev) : strlen(dev);
+	dev = name;
+	if (strncmp(name, MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX)) == 0)
+		dev += strlen(MGCAP_SOURCE_PREFIX);
+	else
+		suffix = suffix_of(name);
+	at = strchr(suffix ? suffix : dev, '@');
+	len = suffix ? (size_t)(suffix - dev) : at ? (size_t)(at - dev) : strlen(dev);
 	if (len == 0 || len >= sizeof(src->ifname) || memchr(dev, '/', len) || memchr(dev, ':', len)) {
 		snprintf(err, errlen, "%s: bad device name", name);
 		return -1;
@@ -86,7 +106,9 @@ int mgcap_source_parse_devices(const char *name, struct mgcap_source *srcs, size
 	size_t i;
 
 	*n = 0;
-	if (!mgcap_source_is_ours(name) || strchr(dev, '@') || !strchr(dev, ','))
+	/* (DEV:mgcap names one device, with its queues) */
+	if (strncmp(name, MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX)) != 0 ||
+	    strchr(dev, '@') || !strchr(dev, ','))
 		return mgcap_source_parse(name, &srcs[(*n)++], err, errlen);
 	for (;; dev = comma + 1) {
 		char one[sizeof(MGCAP_SOURCE_PREFIX) + IF_NAMESIZE];

@@ -7,6 +7,11 @@
  *   mgcap:eth0@1-3,5    queues 1, 2, 3 and 5 (PF_RING's syntax)
  *   mgcap:eth0,eth1     every receive queue of both devices, as one stream
  *                       (a list of devices takes no queues)
+ *   eth0:mgcap          the same as mgcap:eth0, and eth0:mgcap@2 as
+ *                       mgcap:eth0@2: for programs that ask the kernel about
+ *                       their sources by name (Argus), which looks a name
+ *                       up only to its first ':' (IPv4 address labels),
+ *                       and so finds eth0, where "mgcap:eth0" finds nothing
  *
  * Captures are found in sysfs (/sys/class/mgcap, see <linux/mgcap.h>), so
  * readers need no netlink; only those of the caller's network namespace
@@ -20,6 +25,7 @@
 #include <net/if.h>
 
 #define MGCAP_SOURCE_PREFIX	"mgcap:"
+#define MGCAP_SOURCE_SUFFIX	":mgcap"
 #define MGCAP_MAX_QUEUES	1024
 #define MGCAP_SYSFS_CLASS	"/sys/class/mgcap"
 
@@ -29,7 +35,7 @@ struct mgcap_source {
 	uint8_t queues[MGCAP_MAX_QUEUES / 8];	/* bitmap, when !all_queues */
 };
 
-/* 1 if @name is an mgcap source name (has the prefix), else 0. */
+/* 1 if @name is an mgcap source name (has the prefix or the suffix), else 0. */
 int mgcap_source_is_ours(const char *name);
 
 /* Parses @name; 0, or -1 with @err saying what is wrong. */

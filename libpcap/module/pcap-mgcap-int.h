@@ -64,6 +64,7 @@ struct pcap_mgcap {
 	int hold_timer_fd;
 	int parked;		/* rings with a held record are readable only at their fill mark */
 	int nonblock;
+	int read_once;		/* a read op ran (see pcap_mgcap_cleanup()) */
 	int nano;		/* nanosecond precision */
 	int on_close_list;	/* pcap_add_to_pcaps_to_close(): closed at exit() too */
 	unsigned long corruptions_seen;	/* mgcap_reader_corruptions when none was ours */
@@ -89,10 +90,14 @@ int mgcap_queues_start(pcap_t *p, uint32_t tstamp_source);
 void mgcap_queues_close(pcap_t *p);
 int pcap_mgcap_stats(pcap_t *p, struct pcap_stat *ps);
 /*
- * Records of coalesced frames (MGCAP_REC_F_COALESCED) since the queues
- * started: 0, or -1 (errbuf left as it is: a report, not an error)
+ * Records of coalesced received frames (MGCAP_REC_F_COALESCED) and of sent
+ * ones (MGCAP_REC_F_SENT) since the queues started: 0, or -1 (errbuf left
+ * as it is: a report, not an error)
  */
-int mgcap_queues_coalesced(pcap_t *p, uint64_t *coalesced);
+struct mgcap_queue_records {
+	uint64_t coalesced, sent;
+};
+int mgcap_queues_records(pcap_t *p, struct mgcap_queue_records *n);
 
 /*
  * pcap-mgcap-filter.c: the filter and the direction ops; the direction at

@@ -95,18 +95,19 @@ int pcap_mgcap_stats(pcap_t *p, struct pcap_stat *ps)
 }
 
 
-int mgcap_queues_coalesced(pcap_t *p, uint64_t *coalesced)
+int mgcap_queues_records(pcap_t *p, struct mgcap_queue_records *n)
 {
 	struct pcap_mgcap *pm = p->priv;
 	size_t i;
 
-	*coalesced = 0;
+	memset(n, 0, sizeof(*n));
 	for (i = 0; i < pm->nqueues; i++) {
 		struct mgcap_queue_stats st;
 
 		if (queue_stats_of(p, i, &st))
 			return -1;
-		*coalesced += st.coalesced - pm->stats_base[i].coalesced;
+		n->coalesced += st.coalesced - pm->stats_base[i].coalesced;
+		n->sent += st.sent - pm->stats_base[i].sent;
 	}
 	return 0;
 }

@@ -292,6 +292,7 @@ int read_records(pcap_t *p, int cnt, pcap_handler cb, u_char *user, deliver_fn *
 	int max = cnt > 0 && cnt < MGCAP_BATCH_MAX ? cnt : MGCAP_BATCH_MAX, n;
 	uint64_t timeout_at = UINT64_MAX;
 
+	pm->read_once = 1;
 	/* the previous batch is done with */
 	give_back(pm, merged);
 	if (pm->parked)

@@ -63,17 +63,31 @@ static void pcap_mgcap_breakloop(pcap_t *p)
 void pcap_mgcap_cleanup(pcap_t *p)
 {
 	struct pcap_mgcap *pm = p->priv;
-	uint64_t coalesced;
+	struct mgcap_queue_records n;
 	size_t i;
 
 	/* what the order was worth: a capture file cannot say it */
 	if (pm->merge.order.out_of_order)
 		fprintf(stderr, "mgcap: %s: %llu frames delivered out of stamp order\n",
 			p->opt.device, (unsigned long long)pm->merge.order.out_of_order);
+	/*
+	 * Opened non-blocking and closed unread: what Argus does with a source
+	 * whose name the kernel does not know (SIOCGIFFLAGS looks "mgcap:eth0"
+	 * up as "mgcap"), silently.  Said here, as Argus cannot.
+	 */
+	if (p->activated && pm->nonblock && !pm->read_once && pm->ndevs == 1 &&
+	    strncmp(p->opt.device, MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX)) == 0) {
+		const char *queues = strchr(p->opt.device, '@');
+
+		fprintf(stderr, "mgcap: %s: closed before any read; a program that asks the kernel "
+			"about its source by name (Argus) finds no device \"mgcap\": name it %s%s%s\n",
+			p->opt.device, pm->devs[0].src.ifname, MGCAP_SOURCE_SUFFIX,
+			queues ? queues : "");
+	}
 	/* nor which records held several wire frames behind one stamp */
-	if (p->activated && mgcap_queues_coalesced(p, &coalesced) == 0 && coalesced)
+	if (p->activated && mgcap_queues_records(p, &n) == 0 && n.coalesced)
 		fprintf(stderr, "mgcap: %s: %llu records of coalesced frames (GRO or LRO on: "
-			"see mgcap show)\n", p->opt.device, (unsigned long long)coalesced);
+			"see mgcap show)\n", p->opt.device, (unsigned long long)n.coalesced);
 	mgcap_queues_close(p);
 	mgcap_wait_close(p);
 	mgcap_filter_close(p);
@@ -195,7 +209,7 @@ static int pcap_mgcap_activate(pcap_t *p)
 PCAP_API_DEF int pcap_mgcap_tstamp_report(pcap_t *p, char *buf, size_t len)
 {
 	struct pcap_mgcap *pm = p->priv;
-	int64_t coalesced;
+	struct mgcap_queue_records n;
 	size_t i;
 
 	if (p->activate_op != pcap_mgcap_activate || !p->activated)
@@ -220,12 +234,17 @@ PCAP_API_DEF int pcap_mgcap_tstamp_report(pcap_t *p, char *buf, size_t len)
 		snprintf(buf + used, len - used, "%s%llu delivered out of stamp order",
 			 used ? "; " : "", (unsigned long long)pm->merge.order.out_of_order);
 	}
-	coalesced = pcap_mgcap_coalesced(p);
-	if (len && coalesced > 0) {
+	/* what the records held: coalesced received frames, sent ones */
+	if (len && mgcap_queues_records(p, &n) == 0) {
 		size_t used = strlen(buf);
 
-		snprintf(buf + used, len - used, "%s%lld records of coalesced frames",
-			 used ? "; " : "", (long long)coalesced);
+		if (n.coalesced)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%llu records of coalesced frames",
+						 used ? "; " : "", (unsigned long long)n.coalesced);
+		if (n.sent && used < len)
+			snprintf(buf + used, len - used, "%s%llu records of sent frames",
+				 used ? "; " : "", (unsigned long long)n.sent);
 	}
 	return pm->ts.type;
 }
@@ -240,12 +259,16 @@ PCAP_API_DEF int pcap_mgcap_direction(pcap_t *p)
 
 PCAP_API_DEF int64_t pcap_mgcap_coalesced(pcap_t *p)
 {
-	uint64_t coalesced;
+	struct mgcap_queue_records n;
 
-	if (p->activate_op != pcap_mgcap_activate || !p->activated ||
-	    mgcap_queues_coalesced(p, &coalesced))
+	if (p->activate_op != pcap_mgcap_activate || !p->activated || mgcap_queues_records(p, &n))
 		return -1;
-	return (int64_t)coalesced;
+	return (int64_t)n.coalesced;
+}
+
+int pcap_mgcap_is_source(const char *device)
+{
+	return mgcap_source_is_ours(device);
 }
 
 pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours)

@@ -6,6 +6,8 @@
 #define PCAP_MGCAP_H
 
 pcap_t *pcap_mgcap_create(const char *device, char *ebuf, int *is_ours);
+/* whether @device names an mgcap source (mgcap:DEV or DEV:mgcap, with queues) */
+int pcap_mgcap_is_source(const char *device);
 int pcap_mgcap_findalldevs(pcap_if_list_t *devlistp, char *errbuf);
 
 /* for mgcap's tools: see MGCAP_TSTAMP_REPORT_SYMBOL in mgcap_adapter.h */

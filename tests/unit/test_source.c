@@ -33,6 +33,21 @@ static void test_names(void)
 	CU_ASSERT(mgcap_source_has_queue(&s, 5) && mgcap_source_has_queue(&s, 9));
 	CU_ASSERT(!mgcap_source_has_queue(&s, 4) && !mgcap_source_has_queue(&s, 0));
 	CU_ASSERT(!mgcap_source_has_queue(&s, 5000));
+
+	/* the name the kernel finds the device by (Argus asks it) */
+	CU_ASSERT_EQUAL(mgcap_source_is_ours("eth0:mgcap"), 1);
+	CU_ASSERT_EQUAL(mgcap_source_is_ours("eth0:mgcap@2"), 1);
+	CU_ASSERT_EQUAL(mgcap_source_is_ours("eth0:1"), 0);
+	CU_ASSERT_EQUAL(mgcap_source_is_ours("eth0:mgcapx"), 0);
+	CU_ASSERT_EQUAL(mgcap_source_is_ours("eth0:mgcap:x"), 0);
+	CU_ASSERT_EQUAL(mgcap_source_is_ours(":mgcap"), 0);
+	CU_ASSERT_EQUAL(mgcap_source_parse("enp3s0f1:mgcap", &s, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(s.ifname, "enp3s0f1");
+	CU_ASSERT(s.all_queues);
+	CU_ASSERT_EQUAL(mgcap_source_parse("eth0:mgcap@1-3,5", &s, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(s.ifname, "eth0");
+	CU_ASSERT(mgcap_source_has_queue(&s, 3) && mgcap_source_has_queue(&s, 5));
+	CU_ASSERT(!s.all_queues && !mgcap_source_has_queue(&s, 4));
 }
 
 static void test_bad_names(void)
@@ -42,6 +57,7 @@ static void test_bad_names(void)
 		"mgcap:eth0@1,", "mgcap:eth0@1--2", "mgcap:eth0@1024", "mgcap:eth0@-1",
 		"mgcap:a/b", "mgcap:a:b", "mgcap:abcdefghijklmnop", "eth0",
 		"mgcap:eth0@99999999999999999999",
+		"eth0:mgcap@", "eth0:mgcap@x", "abcdefghijklmnop:mgcap", "a/b:mgcap", "mgcap:eth0:mgcap",
 	};
 	struct mgcap_source s;
 	char err[160];
@@ -75,6 +91,10 @@ static void test_device_lists(void)
 	CU_ASSERT_EQUAL(mgcap_source_parse_devices("mgcap:eth0@1-3,5", s, &n, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(n, 1);
 	CU_ASSERT(mgcap_source_has_queue(&s[0], 5) && !mgcap_source_has_queue(&s[0], 4));
+	/* the kernel's spelling names one device: its list is of queues */
+	CU_ASSERT_EQUAL(mgcap_source_parse_devices("eth0:mgcap@1,3", s, &n, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT(mgcap_source_has_queue(&s[0], 3) && !mgcap_source_has_queue(&s[0], 2));
 	CU_ASSERT_EQUAL(mgcap_source_parse_devices("mgcap:a,b,c,d,e,f,g,h", s, &n, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(n, MGCAP_MAX_DEVICES);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -50,7 +50,12 @@ TMP=$(mktemp -d)
 # run_suite [TEST...]: the tests named (default: the suite's ALL_TESTS), then
 # the tally; exits 0 only if none failed.  Run by guest-tests.sh, it numbers
 # from $MGCAP_VM_TEST_N and writes "PASSED FAILED SKIPPED" to $MGCAP_VM_TALLY.
+# The devices the tests make send nothing of their own (no IPv6: no router
+# or neighbour solicitations, no MLD reports), so that what a capture holds
+# is what their generators made: a capture holds what its device sends too,
+# and a test that sends does so on purpose.
 run_suite() {
+	sysctl -qw net.ipv6.conf.default.disable_ipv6=1 || exit 1
 	run_tests ${*:-$ALL_TESTS}
 	R_suite_status=$?
 	rm -rf "$TMP"
@@ -62,14 +67,9 @@ run_suite() {
 	exit $R_suite_status
 }
 
-# The test NICs send nothing of their own (no IPv6: no router or neighbour
-# solicitations, no MLD reports), so that what a capture holds is what their
-# generators made; a test that sends does so on purpose.
 setup() {	# setup [QUEUES [DEVICES]]
 	insmod "$NIC" queues="${1:-4}" devices="${2:-1}" || return 1
-	for d in $(ls /sys/class/net | grep '^mgt'); do
-		sysctl -qw "net.ipv6.conf.$d.disable_ipv6=1" && ip link set "$d" up || return 1
-	done
+	for d in $(ls /sys/class/net | grep '^mgt'); do ip link set "$d" up || return 1; done
 	insmod "$KO" || return 1
 }
 

@@ -356,9 +356,10 @@ t_mgdump_two_devices_merged_in_true_time_order() {
 
 # send_udp COUNT: COUNT datagrams out of mgt0 to 198.51.100.2 (the test
 # NIC takes them and sends nothing back); the system time before and after
-# in $TMP/sent_from and sent_to
+# in $TMP/sent_from and sent_to.  (Not from 198.51.100.1: the generator's
+# frames would then be this host's, and each answered by an ICMP error.)
 send_udp() {
-	ip addr replace 198.51.100.1/24 dev mgt0 &&
+	ip addr replace 198.51.100.3/24 dev mgt0 &&
 		ip neigh replace 198.51.100.2 lladdr 02:00:5e:00:53:02 dev mgt0 nud permanent ||
 		return 1
 	date +%s%N >"$TMP/sent_from"

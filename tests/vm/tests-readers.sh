@@ -333,7 +333,8 @@ import json, sys
 readers = [[r for q in json.load(open(f))[0]["queues"] for r in q["readers"]]
            for f in sys.argv[1:]]
 user, root = readers
-counters = {"captured", "bytes", "dropped", "fill", "high_water", "coalesced", "out_of_order"}
+counters = {"captured", "bytes", "dropped", "fill", "high_water", "coalesced", "sent",
+            "out_of_order"}
 assert len(user) == 2 and all(set(r) == counters for r in user), user
 assert [[r[k] for k in counters] for r in user] == [[r[k] for k in counters] for r in root]
 ' "$TMP/user.json" "$TMP/root.json" || bad "the user's JSON: $(cat "$TMP/user.json")"
