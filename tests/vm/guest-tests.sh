@@ -28,7 +28,8 @@ if [ "${MGCAP_INSTALLED:-0}" = 1 ]; then
 	# under them ran on the build tree just before (scripts/test.sh).
 	INSTALLED_TESTS="t_every_frame_hw_stamps t_hwtstamp_control
 		t_tcpdump_every_frame_with_adapter_stamps t_libpcap_api
-		t_argus_through_the_ifflags_shim t_mgdump_every_frame_per_queue
+		t_argus_through_the_ifflags_shim t_argus_plain_by_the_kernels_name
+		t_mgdump_every_frame_per_queue
 		t_mgdump_adapter_stamps_where_the_nic_has_a_clock t_mgcap_show_reports_the_clock
 		$(for s in "$HERE"/installed-*.sh; do suite_tests "$s"; done)"
 fi

@@ -16,9 +16,10 @@ ALL_TESTS="
 	t_dumpcap_pcapng_nanoseconds
 	t_libpcap_api
 	t_argus_through_the_ifflags_shim
+	t_argus_plain_by_the_kernels_name
 "
 USER_SPACE_TESTS="
-	t_argus_through_the_ifflags_shim
+	t_argus_through_the_ifflags_shim t_argus_plain_by_the_kernels_name
 "
 . "$(dirname "$0")/lib.sh"
 
@@ -268,8 +269,12 @@ t_argus_through_the_ifflags_shim() {
 	pkill -TERM -x argus
 	wait
 	plain=$(ra -n -r "$TMP/plain.argus" -s pkts - udp 2>/dev/null | awk 'NR > 1 {s += $1} END {print s + 0}')
-	say "without the shim Argus saw $plain packets"
+	say "without the shim Argus saw $plain packets, and said:" \
+		"$(grep "closed before any read" "$TMP/argus-plain")"
 	[ "$plain" = 0 ] || bad "Argus kept the source without the shim?"
+	# ... and its output says why, and what to name instead
+	grep -q "^mgcap: mgcap:mgt0: closed before any read; .* (Argus) .*: name it mgt0:mgcap\$" \
+		"$TMP/argus-plain" || bad "Argus's output does not say why: $(cat "$TMP/argus-plain")"
 	# with it, as mgcap-run gives it to argus unasked: every packet of both queues
 	(cd "$TMP" && timeout 30 $RUN argus -X -i mgcap:mgt0 \
 		-w "$TMP/shim.argus" >"$TMP/argus-shim" 2>&1) &
@@ -279,6 +284,25 @@ t_argus_through_the_ifflags_shim() {
 	pkill -TERM -x argus
 	wait
 	ra -n -r "$TMP/shim.argus" -s saddr sport daddr dport pkts - udp >"$TMP/flows" 2>&1
+	cat "$TMP/flows"
+	grep -q '198.51.100.2.10000 *198.51.100.1.5555 *1000$' "$TMP/flows" || bad "queue 0's flow"
+	grep -q '198.51.100.2.10001 *198.51.100.1.5555 *1000$' "$TMP/flows" || bad "queue 1's flow"
+}
+
+# Argus as users run it, nothing preloaded (as with the system-wide
+# libpcap): named by the kernel's name of the device, DEV:mgcap, it keeps
+# the source and records every packet of every queue.
+t_argus_plain_by_the_kernels_name() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	(cd "$TMP" && MGCAP_ARGUS_IFFLAGS=0 timeout 30 $RUN argus -X -i mgt0:mgcap \
+		-w "$TMP/plain.argus" >"$TMP/argus" 2>&1) &
+	wait_text "$TMP/argus" "interface mgt0:mgcap is up" || return 1
+	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_idle mgt0 && wait_drained || return 1
+	pkill -TERM -x argus
+	wait
+	! grep -q "closed before any read" "$TMP/argus" || bad "Argus read nothing: $(cat "$TMP/argus")"
+	ra -n -r "$TMP/plain.argus" -s saddr sport daddr dport pkts - udp >"$TMP/flows" 2>&1
 	cat "$TMP/flows"
 	grep -q '198.51.100.2.10000 *198.51.100.1.5555 *1000$' "$TMP/flows" || bad "queue 0's flow"
 	grep -q '198.51.100.2.10001 *198.51.100.1.5555 *1000$' "$TMP/flows" || bad "queue 1's flow"

@@ -11,8 +11,11 @@ ALL_TESTS="
 	t_coalescing_kept_on_request_is_counted
 	t_both_directions_as_af_packet_shows_them
 	t_sent_frames_go_on_in_drop_mode_and_stay_out_on_request
+	t_argus_two_way_flows_as_on_af_packet
 "
-USER_SPACE_TESTS=""
+USER_SPACE_TESTS="
+	t_argus_two_way_flows_as_on_af_packet
+"
 . "$(dirname "$0")/lib.sh"
 
 # wire_pair: vA (192.0.2.1) in namespace wire, vB (192.0.2.2) here with GRO on
@@ -256,6 +259,37 @@ t_sent_frames_go_on_in_drop_mode_and_stay_out_on_request() {
 	[ "$requests" = 0 ] && [ "$replies" = 3 ] ||
 		bad "sent off: mgcap:vB holds $requests requests and $replies replies (0 and 3)"
 	$MGCAP stop vB >/dev/null
+}
+
+# Argus as users run it on a host, nothing preloaded (as with the
+# system-wide libpcap), one on vB:mgcap and one on vB itself (AF_PACKET)
+# at once: both report the same flows, each with its packets and bytes in
+# both directions.
+t_argus_two_way_flows_as_on_af_packet() {
+	setup 1 && two_way_pair || return 1
+	$MGCAP start vB >/dev/null || return 1
+	for src in vB:mgcap vB; do
+		(cd "$TMP" && MGCAP_ARGUS_IFFLAGS=0 timeout 120 $RUN argus -X -i $src \
+			-w "$TMP/$src.argus" >"$TMP/argus-$src" 2>&1) &
+		wait_text "$TMP/argus-$src" "interface $src is up" || return 1
+	done
+	two_way_traffic || return 1
+	wait_drained || return 1
+	sleep 1	# (AF_PACKET's reader: what its block still holds)
+	pkill -TERM -x argus
+	wait
+	for src in vB:mgcap vB; do
+		racluster -n -r "$TMP/$src.argus" -s spkts dpkts sbytes dbytes proto saddr sport \
+			daddr dport 2>&1 | sort >"$TMP/flows-$src" || return 1
+	done
+	sed 's/^/    /' "$TMP/flows-vB:mgcap"
+	tcp=$(awk '$5 == "tcp" {print $1 + $2}' "$TMP/flows-vB:mgcap")
+	[ "${tcp:-0}" -gt 200 ] && awk '$5 == "icmp" && $1 == 5 && $2 == 5 {f = 1} END {exit !f}' \
+		"$TMP/flows-vB:mgcap" ||
+		bad "argus on vB:mgcap: no TCP stream of 200 packets or more, or no ping of 5 and 5"
+	cmp -s "$TMP/flows-vB:mgcap" "$TMP/flows-vB" ||
+		bad "argus on vB:mgcap and on vB differ: $(diff "$TMP/flows-vB:mgcap" "$TMP/flows-vB" |
+			grep '^[<>]' | head -n 4 | tr '\n' ' ')"
 }
 
 run_suite "$@"
