@@ -77,8 +77,9 @@ void mgcap_filter_remove(struct mgcap_ring *ring)
  * from its MAC header, @mac_len bytes before skb->data, as a capture reads
  * it; data and len are put back before anyone else sees the skb (AF_PACKET
  * does the same with a shared one).  What a program returns besides 0 does
- * not cut the record: the reader's snaplen does.  The hook runs in softirq,
- * where the CPU cannot change under the program, and a classic program never
+ * not cut the record: the reader's snaplen does.  The hooks run with bottom
+ * halves off (the receive softirq, the transmit path's taps), where the CPU
+ * cannot change under the program, and a classic program never
  * touches skb->cb: plain bpf_prog_run(), without pinning or saving cb.
  */
 bool mgcap_filter_rejects(const struct bpf_prog *prog, struct sk_buff *skb, u32 mac_len)

@@ -282,7 +282,8 @@ t_argus_two_way_flows_as_on_af_packet() {
 		racluster -n -r "$TMP/$src.argus" -s spkts dpkts sbytes dbytes proto saddr sport \
 			daddr dport 2>&1 | sort >"$TMP/flows-$src" || return 1
 	done
-	sed 's/^/    /' "$TMP/flows-vB:mgcap"
+	say "argus on vB:mgcap, racluster (spkts dpkts sbytes dbytes proto saddr sport daddr dport):"
+	while read -r flow; do say "  $flow"; done <"$TMP/flows-vB:mgcap"
 	tcp=$(awk '$5 == "tcp" {print $1 + $2}' "$TMP/flows-vB:mgcap")
 	[ "${tcp:-0}" -gt 200 ] && awk '$5 == "icmp" && $1 == 5 && $2 == 5 {f = 1} END {exit !f}' \
 		"$TMP/flows-vB:mgcap" ||
