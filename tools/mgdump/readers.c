@@ -23,7 +23,7 @@ static volatile sig_atomic_t no_drain;
 static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
 {
 	struct reader *r = (struct reader *)user;
-	uint32_t len = (uint32_t)pcapng_epb_size(h->caplen);
+	uint32_t len = (uint32_t)pcapng_epb_size(h->caplen, 0);
 	uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ULL +
 		      (uint64_t)h->ts.tv_usec * r->ns_per_frac;
 	uint32_t caplen = h->caplen, wirelen = h->len;
@@ -40,13 +40,13 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *b
 			bytes += off;
 			caplen -= (uint32_t)off;
 			wirelen -= (uint32_t)off;
-			len = (uint32_t)pcapng_epb_size(caplen);
+			len = (uint32_t)pcapng_epb_size(caplen, 0);
 		}
 	}
 	p = blockring_reserve(&r->ring, len);
 	if (!p)
 		return;		/* counted by the ring: a buffer drop */
-	pcapng_epb(p, len, r->ifid, ts, bytes, caplen, wirelen);
+	pcapng_epb(p, len, r->ifid, ts, bytes, caplen, wirelen, 0);
 	blockring_commit(&r->ring, len);
 	r->captured++;
 }

@@ -204,7 +204,7 @@ int mgdump_open_readers(void)
 			return -1;
 	/* whole cache lines each */
 	share = cfg.buffer_bytes / nreaders & ~(uint64_t)63;
-	if (share < pcapng_epb_size(cfg.snaplen))
+	if (share < pcapng_epb_size(cfg.snaplen, 0))
 		fprintf(stderr, "mgdump: -B %" PRIu64 " leaves each of %zu readers %" PRIu64
 			" KiB, too little for a packet of %u bytes: longer packets are dropped\n",
 			cfg.buffer_bytes >> 20, nreaders, share >> 10, cfg.snaplen);
