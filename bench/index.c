@@ -92,7 +92,8 @@ static void recording_open(struct recording *r, const char *path, uint32_t rotat
 /* the test NIC's frame @seq of @len bytes, from UDP port @sport */
 static void record(struct recording *r, uint64_t seq, uint32_t len, uint16_t sport)
 {
-	uint32_t block = (uint32_t)pcapng_epb_size(len);
+	/* (as mgdump writes an mgcap source's packets: with their direction) */
+	uint32_t block = (uint32_t)pcapng_epb_size(len, PCAPNG_EPB_FLAGS_INBOUND);
 	uint8_t frame[MGT_FRAME_MAX], *p;
 
 	mgt_build_frame(frame, len, 0, 0, seq, 1);
@@ -102,7 +103,7 @@ static void record(struct recording *r, uint64_t seq, uint32_t len, uint16_t spo
 		drain(r);
 		p = blockring_reserve(&r->ring, block);
 	}
-	pcapng_epb(p, block, 0, now_ns, frame, len, len);
+	pcapng_epb(p, block, 0, now_ns, frame, len, len, PCAPNG_EPB_FLAGS_INBOUND);
 	blockring_commit(&r->ring, block);
 	if (blockring_fill(&r->ring) >= BUFFER_BYTES / 2 || now_ns - r->written_ns >= WRITE_EVERY_NS)
 		drain(r);

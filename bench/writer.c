@@ -48,7 +48,8 @@ static uint64_t pass_pcapng(const char *path, const uint8_t *frame, uint32_t len
 {
 	struct dump_interface ifc = { .name = "bench0@0", .linktype = 1, .snaplen = 262144 };
 	struct dump_output out = { .path = path, .ifs = &ifc, .nifs = 1, .fd = -1 };
-	uint32_t block = (uint32_t)pcapng_epb_size(len);
+	/* (as mgdump writes an mgcap source's packets: with their direction) */
+	uint32_t block = (uint32_t)pcapng_epb_size(len, PCAPNG_EPB_FLAGS_INBOUND);
 	struct blockring ring;
 	uint64_t start = mgcap_now_ns(CLOCK_MONOTONIC), i;
 
@@ -61,7 +62,8 @@ static uint64_t pass_pcapng(const char *path, const uint8_t *frame, uint32_t len
 
 		if (!p)
 			die("block ring full");
-		pcapng_epb(p, block, 0, mgt_hwtstamp(0, i), frame, len, len);
+		pcapng_epb(p, block, 0, mgt_hwtstamp(0, i), frame, len, len,
+			   PCAPNG_EPB_FLAGS_INBOUND);
 		blockring_commit(&ring, block);
 		if (blockring_fill(&ring) >= BUFFER_BYTES / 2)
 			drain(&ring, &out);
@@ -112,7 +114,7 @@ int main(int argc, char **argv)
 	for (i = 2; i < argc; i++) {
 		uint32_t size = bench_frame_size("writer", argv[i]);
 		uint32_t len = size - 4;	/* as captured: no FCS */
-		uint64_t n = FILE_BYTES / pcapng_epb_size(len);
+		uint64_t n = FILE_BYTES / pcapng_epb_size(len, PCAPNG_EPB_FLAGS_INBOUND);
 		mgt_build_frame(frame, len, 0, 0, 1, 1);
 		/* alternate, so that drifts of a noisy machine hit both alike */
 		for (pass = 1; pass <= PASSES; pass++) {

@@ -10,6 +10,7 @@
 #define OPT_IF_NAME		2
 #define OPT_IF_DESCRIPTION	3
 #define OPT_IF_TSRESOL		9
+#define OPT_EPB_FLAGS		2
 #define OPT_ISB_STARTTIME	2
 #define OPT_ISB_ENDTIME		3
 #define OPT_ISB_IFRECV		4
@@ -121,10 +122,10 @@ size_t pcapng_idb(uint8_t *buf, size_t cap, uint16_t linktype, uint32_t snaplen,
 }
 
 size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
-		  const uint8_t *data, uint32_t caplen, uint32_t len)
+		  const uint8_t *data, uint32_t caplen, uint32_t len, uint32_t flags)
 {
 	/* once per packet in mgdump: whole words, no per-field calls */
-	uint32_t total = (uint32_t)pcapng_epb_size(caplen);
+	uint32_t total = (uint32_t)pcapng_epb_size(caplen, flags);
 	uint32_t head[7] = { PCAPNG_EPB_TYPE, total, ifid, (uint32_t)(ts_ns >> 32),
 			     (uint32_t)ts_ns, caplen, len };
 
@@ -135,8 +136,35 @@ size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
 	if (caplen & 3)
 		memset(buf + sizeof(head) + (caplen & ~3U), 0, 4);
 	memcpy(buf + sizeof(head), data, caplen);
+	/* (PCAPNG_EPB_FLAGS_BYTES of them, before the trailing length) */
+	if (flags)
+		put32(put_opt(buf + total - 4 - PCAPNG_EPB_FLAGS_BYTES, OPT_EPB_FLAGS, &flags, 4),
+		      OPT_ENDOFOPT);
 	memcpy(buf + total - 4, &total, 4);
 	return total;
+}
+
+uint32_t pcapng_epb_flags(const uint8_t *p)
+{
+	uint32_t total = pcapng_block_len(p), flags;
+	size_t at, end = total - 4;
+
+	/* (the caplen is read only from a block that has its field) */
+	if (total < PCAPNG_EPB_DATA + 4 || pcapng_epb_caplen(p) > total - PCAPNG_EPB_DATA - 4)
+		return 0;
+	for (at = PCAPNG_EPB_DATA + pad4(pcapng_epb_caplen(p)); at + 4 <= end;) {
+		uint16_t hdr[2];
+
+		memcpy(hdr, p + at, 4);
+		if (hdr[0] == OPT_ENDOFOPT || pad4(hdr[1]) > end - at - 4)
+			break;
+		if (hdr[0] == OPT_EPB_FLAGS && hdr[1] == 4) {
+			memcpy(&flags, p + at + 4, 4);
+			return flags;
+		}
+		at += 4 + pad4(hdr[1]);
+	}
+	return 0;
 }
 
 size_t pcapng_isb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,

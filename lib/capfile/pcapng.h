@@ -44,10 +44,21 @@ static inline uint32_t pcapng_block_len(const uint8_t *p)
  */
 size_t pcapng_whole_blocks(const uint8_t *p, size_t len, size_t max, size_t *count);
 
-/* Bytes an enhanced packet block of @caplen captured bytes takes. */
-static inline size_t pcapng_epb_size(uint32_t caplen)
+/*
+ * An enhanced packet block's epb_flags (option 2, 32 bits), bits 0-1: the
+ * packet's direction.  A block with flags 0 has no such option (the format's
+ * 0 there means "not known" anyway).
+ */
+#define PCAPNG_EPB_FLAGS_INBOUND	0x1U
+#define PCAPNG_EPB_FLAGS_OUTBOUND	0x2U
+
+/* the epb_flags option's bytes in a block: the option, its value, the end of options */
+#define PCAPNG_EPB_FLAGS_BYTES		12
+
+/* Bytes an enhanced packet block of @caplen captured bytes and epb_flags @flags takes. */
+static inline size_t pcapng_epb_size(uint32_t caplen, uint32_t flags)
 {
-	return 32 + (((size_t)caplen + 3) & ~(size_t)3);
+	return 32 + (((size_t)caplen + 3) & ~(size_t)3) + (flags ? PCAPNG_EPB_FLAGS_BYTES : 0);
 }
 
 /* The time stamp of the enhanced packet block at @p, as pcapng_epb() wrote it. */
@@ -88,6 +99,13 @@ static inline uint32_t pcapng_epb_wirelen(const uint8_t *p)
 
 #define PCAPNG_EPB_DATA		28
 
+/*
+ * The epb_flags of the enhanced packet block at @p (its options looked
+ * through, whoever wrote them), 0 without; 0 too where its options are not
+ * whole.  @p holds the whole block, pcapng_block_len(p) bytes (12 at least).
+ */
+uint32_t pcapng_epb_flags(const uint8_t *p);
+
 size_t pcapng_shb(uint8_t *buf, size_t cap, const char *user_appl);
 
 /* if_name, if_description (NULL: none), if_tsresol = 9 (nanoseconds) */
@@ -109,9 +127,12 @@ struct pcapng_idb_info {
  */
 int pcapng_idb_read(const uint8_t *p, size_t len, struct pcapng_idb_info *info);
 
-/* @ts_ns in the interface's resolution (nanoseconds for pcapng_idb's) */
+/*
+ * @ts_ns in the interface's resolution (nanoseconds for pcapng_idb's);
+ * @flags the epb_flags option's value, 0: no option
+ */
 size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,
-		  const uint8_t *data, uint32_t caplen, uint32_t len);
+		  const uint8_t *data, uint32_t caplen, uint32_t len, uint32_t flags);
 
 #define PCAPNG_NOTE_MAX		256
 #define PCAPNG_ISB_COMMENT_MAX	(48 + PCAPNG_NOTE_MAX)

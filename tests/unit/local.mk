@@ -6,6 +6,7 @@ UNIT_SRCS = tests/unit/unit_main.c tests/unit/unit.h tests/unit/test_parse.c \
 	tests/unit/test_pcapng.c tests/unit/test_blockring.c tests/unit/test_erspan.c \
 	tests/unit/test_dump_output.c tests/unit/test_retention.c tests/unit/test_options.c \
 	tests/unit/test_clock.c tests/unit/test_capindex.c tests/unit/test_extract_merge.c \
+	tests/unit/test_extract.c \
 	tests/unit/test_adapter.c tests/unit/test_hwts_record.c tests/support/synthetic_ring.c \
 	tests/support/synthetic_ring.h
 UNIT_CPPFLAGS = $(LIB_CPPFLAGS) $(CLI_CPPFLAGS) $(CAPFILE_CPPFLAGS) -I$(srcdir)/tools/mgcap \

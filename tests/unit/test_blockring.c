@@ -6,17 +6,24 @@
 #include "pcapng.h"
 #include "unit.h"
 
-static void put(struct blockring *r, uint32_t caplen, uint64_t ts, int *ok)
+/* block @ts's epb_flags: none, inbound or outbound, in turn (the blocks' lengths vary by them) */
+static uint32_t flags_of(uint64_t ts)
 {
+	return (uint32_t)(ts % 3);
+}
+
+static void put(struct blockring *r, uint32_t caplen, uint64_t ts, uint32_t flags, int *ok)
+{
+	uint32_t size = (uint32_t)pcapng_epb_size(caplen, flags);
 	uint8_t data[300];
 	uint8_t *p;
 
 	memset(data, (int)(ts & 0xff), sizeof(data));
-	p = blockring_reserve(r, (uint32_t)pcapng_epb_size(caplen));
+	p = blockring_reserve(r, size);
 	*ok = p != NULL;
 	if (p) {
-		pcapng_epb(p, pcapng_epb_size(caplen), 0, ts, data, caplen, caplen);
-		blockring_commit(r, (uint32_t)pcapng_epb_size(caplen));
+		pcapng_epb(p, size, 0, ts, data, caplen, caplen, flags);
+		blockring_commit(r, size);
 	}
 }
 
@@ -33,7 +40,7 @@ static void test_round_trip_with_wraps(void)
 		int i;
 
 		for (i = 0; i < 1 + rounds % 11; i++) {
-			put(&r, (uint32_t)((put_ts * 37) % 300), put_ts, &ok);
+			put(&r, (uint32_t)((put_ts * 37) % 300), put_ts, flags_of(put_ts), &ok);
 			if (ok)
 				put_ts++;
 			else
@@ -47,7 +54,9 @@ static void test_round_trip_with_wraps(void)
 			uint32_t len = pcapng_block_len(data + off);
 
 			CU_ASSERT_EQUAL_FATAL(pcapng_epb_ts(data + off), got_ts);
-			CU_ASSERT_EQUAL_FATAL(len, pcapng_epb_size((uint32_t)((got_ts * 37) % 300)));
+			CU_ASSERT_EQUAL_FATAL(len, pcapng_epb_size((uint32_t)((got_ts * 37) % 300),
+								   flags_of(got_ts)));
+			CU_ASSERT_EQUAL_FATAL(pcapng_epb_flags(data + off), flags_of(got_ts));
 			got_ts++;
 			off += len;
 			if (rounds % 3 == 0)
@@ -70,7 +79,7 @@ static void test_full_ring_drops_new_blocks(void)
 
 	CU_ASSERT_FATAL(blockring_init(&r, 1024) == 0);
 	for (i = 0; i < 20; i++) {
-		put(&r, 96, (uint64_t)i, &ok);
+		put(&r, 96, (uint64_t)i, 0, &ok);
 		kept += ok;
 	}
 	CU_ASSERT_EQUAL(kept, 1024 / 128);

@@ -187,7 +187,7 @@ static size_t udp_epb(uint8_t *buf, uint32_t ifid, uint64_t ts, uint16_t dport)
 	f[34] = 0x27;
 	f[36] = (uint8_t)(dport >> 8);
 	f[37] = (uint8_t)dport;
-	return pcapng_epb(buf, 256, ifid, ts, f, sizeof(f), sizeof(f));
+	return pcapng_epb(buf, 256, ifid, ts, f, sizeof(f), sizeof(f), PCAPNG_EPB_FLAGS_INBOUND);
 }
 
 static void write_index(const char *path, int ifs_ethernet)
@@ -352,7 +352,7 @@ static int span_has(const struct capindex *idx, const struct capindex_span *s,
  */
 static void test_spans_hold_their_packets_flows(void)
 {
-	enum { PACKETS = 60000, EPB_MAX = 32 + 100 };
+	enum { PACKETS = 60000, EPB_MAX = 32 + 100 + PCAPNG_EPB_FLAGS_BYTES };
 	uint8_t *blocks = malloc((size_t)PACKETS * EPB_MAX), eth = 1, *named;
 	struct capindex_writer *w = capindex_writer_new(&eth, 1);
 	char path[256], idxpath[300], err[512];
@@ -372,10 +372,13 @@ static void test_spans_hold_their_packets_flows(void)
 		uint32_t caplen, wire = i % 3 ? many_flows_frame(f, &caplen) :
 						 random_frame(f, &caplen);
 
-		/* (a packet a millisecond, one in three late by up to 30) */
+		/*
+		 * (a packet a millisecond, one in three late by up to 30; with
+		 * a direction or none, as mgdump's sources give it)
+		 */
 		len += pcapng_epb(blocks + len, EPB_MAX, 0,
 				  1000000000ULL + 1000000ULL * i - (rand() % 3 ? 0 : rand() % 30000000),
-				  f, caplen, wire);
+				  f, caplen, wire, (uint32_t)(i % 3));
 	}
 	for (at = 0; at < len;) {
 		size_t take = pcapng_whole_blocks(blocks + at, len - at, 1 + rand() % 100, NULL);

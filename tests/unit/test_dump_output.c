@@ -101,8 +101,10 @@ static size_t blocks(uint8_t *buf, uint32_t first, uint32_t n)
 	for (i = first; i < first + n; i++) {
 		memset(data, (int)i, sizeof(data));
 		memcpy(data, &i, sizeof(i));
+		/* (sent and received in turn: blocks of two lengths) */
 		off += pcapng_epb(buf + off, 1 << 20, i % 2, 1700000000000000000ULL + i, data,
-				  sizeof(data), 128);
+				  sizeof(data), 128, i % 3 ? PCAPNG_EPB_FLAGS_INBOUND :
+							     PCAPNG_EPB_FLAGS_OUTBOUND);
 	}
 	return off;
 }

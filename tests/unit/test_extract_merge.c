@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * mgcap-extract's order: packets come back each once, by stamp, ties by
- * file and offset, with their bytes, whether they all fit in memory or go
- * through runs in a temporary file, merged in one pass or in several, one
- * of them larger than a run's buffer.
+ * file and offset, with their bytes and what the caller carries, whether
+ * they all fit in memory or go through runs in a temporary file, merged in
+ * one pass or in several, one of them larger than a run's buffer.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +50,8 @@ static int check_packet(const struct extract_packet *p, const uint8_t *data, voi
 		s->out_of_order++;
 	/* (the packet's number is in its ifid) */
 	if (p->ifid >= PACKETS || s->came[p->ifid]++ || p->ts_ns != was->ts_ns ||
-	    p->file != was->file || p->offset != was->offset || p->wirelen != was->wirelen) {
+	    p->file != was->file || p->offset != was->offset || p->wirelen != was->wirelen ||
+	    p->epb_flags != was->epb_flags) {
 		s->not_sent++;
 		return 0;
 	}
@@ -82,6 +83,7 @@ static size_t merged(size_t budget, struct seen *s)
 		p->ifid = (uint32_t)i;
 		p->caplen = i == PACKETS / 2 ? BIG : (uint32_t)(rand() % 1600);
 		p->wirelen = p->caplen + 4;
+		p->epb_flags = (uint32_t)rand();
 		fill(data, i, p->caplen);
 		CU_ASSERT_EQUAL_FATAL(extract_merge_add(m, p, data), 0);
 	}

@@ -22,6 +22,7 @@ void register_clock_tests(void);
 void register_adapter_tests(void);
 void register_capindex_tests(void);
 void register_extract_merge_tests(void);
+void register_extract_tests(void);
 void register_hwts_record_tests(void);
 
 /* A test's temporary directory removed, with what is in it. */

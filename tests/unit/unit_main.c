@@ -31,6 +31,7 @@ int main(void)
 	register_erspan_tests();
 	register_capindex_tests();
 	register_extract_merge_tests();
+	register_extract_tests();
 	register_dump_output_tests();
 	register_retention_tests();
 	register_options_tests();

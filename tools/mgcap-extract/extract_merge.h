@@ -24,6 +24,7 @@ struct extract_packet {
 	uint32_t file;		/* its file's number */
 	uint32_t ifid;		/* the caller's, carried */
 	uint32_t caplen, wirelen;
+	uint32_t epb_flags;	/* its block's (pcapng_epb_flags()): the caller's, carried */
 };
 
 /* The largest packet it takes (pcapng readers' limit), and the smallest budget. */

@@ -46,7 +46,7 @@ static int write_packet(const struct extract_packet *p, const uint8_t *data, voi
 		put(out->x, out->f, block, n);
 	}
 	n = pcapng_epb(block, sizeof(block), out->numbered[p->ifid], p->ts_ns, data, p->caplen,
-		       p->wirelen);
+		       p->wirelen, p->epb_flags);
 	put(out->x, out->f, block, n);
 	out->x->npackets++;
 	return 0;

@@ -115,6 +115,8 @@ static void keep(const struct input *in, const uint8_t *epb, uint64_t offset, ui
 		.ifid = in->out_ifid[pcapng_epb_ifid(epb)],
 		.caplen = pcapng_epb_caplen(epb),
 		.wirelen = pcapng_epb_wirelen(epb),
+		/* (the output's block flags what the recording's did: the direction) */
+		.epb_flags = pcapng_epb_flags(epb),
 	};
 
 	p.caplen = p.caplen < SNAPLEN_MAX ? p.caplen : SNAPLEN_MAX;

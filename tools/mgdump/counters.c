@@ -4,8 +4,9 @@
  * system, every few seconds and at the end, each file replaced whole
  * (written beside it, then renamed), so a reader never sees half of one.
  * The same counters in both: per interface (a queue, or a device with
- * --merged) received, written, dropped in its ring, in the buffer and for a
- * full disk, and records of coalesced frames; the files; the disk.
+ * --merged) received, of those read the frames its device sent, written,
+ * dropped in its ring, in the buffer and for a full disk, and records of
+ * coalesced frames; the files; the disk.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,7 +21,7 @@
 
 struct iface_counters {
 	const char *name;
-	uint64_t received, written, ring_drops, buffer_drops, disk_drops, coalesced;
+	uint64_t received, sent, written, ring_drops, buffer_drops, disk_drops, coalesced;
 	const char *tstamp;
 };
 
@@ -54,10 +55,11 @@ static void write_json(FILE *f, const struct iface_counters *c, size_t n,
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s{\"name\":", i ? "," : "");
 		json_string(f, c[i].name);
-		fprintf(f, ",\"received\":%" PRIu64 ",\"written\":%" PRIu64 ",\"dropped_ring\":%"
-			PRIu64 ",\"dropped_buffer\":%" PRIu64 ",\"dropped_disk_full\":%" PRIu64
-			",\"coalesced\":%" PRIu64 ",\"tstamp\":", c[i].received, c[i].written,
-			c[i].ring_drops, c[i].buffer_drops, c[i].disk_drops, c[i].coalesced);
+		fprintf(f, ",\"received\":%" PRIu64 ",\"sent\":%" PRIu64 ",\"written\":%" PRIu64
+			",\"dropped_ring\":%" PRIu64 ",\"dropped_buffer\":%" PRIu64
+			",\"dropped_disk_full\":%" PRIu64 ",\"coalesced\":%" PRIu64 ",\"tstamp\":",
+			c[i].received, c[i].sent, c[i].written, c[i].ring_drops, c[i].buffer_drops,
+			c[i].disk_drops, c[i].coalesced);
 		json_string(f, c[i].tstamp);
 		fputc('}', f);
 	}
@@ -110,6 +112,9 @@ static void write_prometheus(FILE *f, const struct iface_counters *c, size_t n,
 {
 	prom_iface(f, "received_packets_total", "Packets the ring received (kept or dropped).",
 		   c, n, offsetof(struct iface_counters, received));
+	prom_iface(f, "sent_packets_total",
+		   "Packets read from the ring that the device sent (counted in received too; 0 "
+		   "where the source does not tell).", c, n, offsetof(struct iface_counters, sent));
 	prom_iface(f, "written_packets_total", "Packets written to the files.", c, n,
 		   offsetof(struct iface_counters, written));
 	prom_iface(f, "ring_dropped_packets_total", "Packets the kernel ring had no room for.",
@@ -169,7 +174,8 @@ void mgdump_write_counters(const struct dump_output *out, const struct retention
 		struct reader *r = &readers[i];
 
 		c[i] = (struct iface_counters){
-			.name = ifs[i].name, .received = s->counts[i].received, .written = r->written,
+			.name = ifs[i].name, .received = s->counts[i].received, .sent = s->sent[i],
+			.written = r->written,
 			.ring_drops = s->counts[i].dropped,
 			.buffer_drops = __atomic_load_n(&r->ring.dropped, __ATOMIC_RELAXED),
 			.disk_drops = r->disk_dropped, .coalesced = s->counts[i].coalesced,

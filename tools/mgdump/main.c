@@ -78,6 +78,7 @@ int main(int argc, char **argv)
 	/* POSIX's way to take a function from dlsym() */
 	*(void **)&tstamp_report = dlsym(RTLD_DEFAULT, MGCAP_TSTAMP_REPORT_SYMBOL);
 	*(void **)&coalesced_count = dlsym(RTLD_DEFAULT, MGCAP_COALESCED_SYMBOL);
+	*(void **)&packet_direction = dlsym(RTLD_DEFAULT, MGCAP_DIRECTION_SYMBOL);
 	if (mgdump_open_readers())
 		return 1;
 	/*

@@ -51,7 +51,13 @@ struct reader {
 	uint32_t ifid;
 	int cpu;		/* -1: not pinned */
 	int mgcap;		/* an mgcap source: its ring is drained at a stop */
+	int directions;		/* packet_direction() tells its packets' */
 	uint64_t seen;		/* packets libpcap handed over */
+	/*
+	 * of those, frames the device sent (pcap_mgcap_direction()): the
+	 * reader thread's, read with an atomic load (mgdump_sample_counts())
+	 */
+	uint64_t sent;
 	/*
 	 * A filtered source whose stamps are host time: those stamped before
 	 * this came before its filter (see sources.c), and are not written
@@ -84,6 +90,8 @@ extern struct retention retention;		/* --max-disk, --max-age; list[0] '\0' witho
 /* the mgcap libpcap's report on a handle's stamps, if that is the libpcap in use */
 extern int (*tstamp_report)(pcap_t *p, char *buf, size_t len);
 extern int64_t (*coalesced_count)(pcap_t *p);
+/* the mgcap libpcap's direction of the packet a handle last handed over */
+extern int (*packet_direction)(pcap_t *p);
 
 /* options.c: the command line into cfg; 0, or -1 (it said why) */
 int mgdump_parse_args(int argc, char **argv);
@@ -110,6 +118,8 @@ int mgdump_pin_writer(void);
 struct mgdump_sample {
 	struct mgdump_counts counts[MAX_READERS];	/* as of its stop if it drained */
 	int fresh[MAX_READERS];	/* 0: libpcap did not answer, the counts are the last known */
+	uint64_t sent[MAX_READERS];	/* struct reader's: no more than the received counted */
+	int directions;		/* a reader tells sent from received (else sent is 0) */
 	int joined;		/* the readers are gone: their handles may be asked anything */
 };
 void mgdump_sample_counts(struct mgdump_sample *s);

@@ -20,16 +20,43 @@ static int readers_joined;	/* their handles may be asked anything now */
 static volatile sig_atomic_t no_drain;
 
 
+/*
+ * The epb_flags of a packet libpcap handed over in @direction (PCAP_D_*):
+ * pcapng's direction bits have libpcap's values, but neither format says
+ * it keeps them so.
+ */
+static uint32_t direction_flags(int direction)
+{
+	switch (direction) {
+	case PCAP_D_IN:
+		return PCAPNG_EPB_FLAGS_INBOUND;
+	case PCAP_D_OUT:
+		return PCAPNG_EPB_FLAGS_OUTBOUND;
+	default:
+		return 0;	/* not known: no flags written */
+	}
+}
+
 static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
 {
 	struct reader *r = (struct reader *)user;
-	uint32_t len = (uint32_t)pcapng_epb_size(h->caplen);
 	uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ULL +
 		      (uint64_t)h->ts.tv_usec * r->ns_per_frac;
-	uint32_t caplen = h->caplen, wirelen = h->len;
+	uint32_t caplen = h->caplen, wirelen = h->len, len, flags = 0;
 	uint8_t *p;
 
 	r->seen++;
+	/*
+	 * An mgcap source says whether its device received or sent each
+	 * packet; libpcap's others do not (AF_PACKET's callback is not told)
+	 */
+	if (r->directions) {
+		int direction = packet_direction(r->pcap);
+
+		flags = direction_flags(direction);
+		if (direction == PCAP_D_OUT)
+			__atomic_store_n(&r->sent, r->sent + 1, __ATOMIC_RELAXED);
+	}
 	/* (by stamp, not by place: the ring's order is not the stamps' across CPUs) */
 	if (ts < r->from_ns)
 		return;		/* from before its filter */
@@ -40,13 +67,15 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *b
 			bytes += off;
 			caplen -= (uint32_t)off;
 			wirelen -= (uint32_t)off;
-			len = (uint32_t)pcapng_epb_size(caplen);
+			/* the carrier's direction is not the mirrored frame's */
+			flags = 0;
 		}
 	}
+	len = (uint32_t)pcapng_epb_size(caplen, flags);
 	p = blockring_reserve(&r->ring, len);
 	if (!p)
 		return;		/* counted by the ring: a buffer drop */
-	pcapng_epb(p, len, r->ifid, ts, bytes, caplen, wirelen);
+	pcapng_epb(p, len, r->ifid, ts, bytes, caplen, wirelen, flags);
 	blockring_commit(&r->ring, len);
 	r->captured++;
 }
@@ -147,7 +176,11 @@ void mgdump_sample_counts(struct mgdump_sample *s)
 	size_t i;
 
 	s->joined = readers_joined;
+	s->directions = 0;
 	for (i = 0; i < nreaders; i++) {
+		/* (before libpcap's counters: what it counts, they have counted by then) */
+		s->sent[i] = __atomic_load_n(&readers[i].sent, __ATOMIC_RELAXED);
+		s->directions |= readers[i].directions;
 		s->counts[i] = (struct mgdump_counts){ 0 };
 		s->fresh[i] = reader_counts(&readers[i], &s->counts[i]) == 0;
 	}

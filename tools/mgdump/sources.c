@@ -23,6 +23,7 @@ struct dump_interface ifs[MAX_READERS];
 size_t nreaders;
 int (*tstamp_report)(pcap_t *p, char *buf, size_t len);
 int64_t (*coalesced_count)(pcap_t *p);
+int (*packet_direction)(pcap_t *p);
 
 #define SOURCE_MAX	(IF_NAMESIZE + 16)
 
@@ -202,9 +203,9 @@ int mgdump_open_readers(void)
 	for (i = 0; i < cfg.ndevs; i++)
 		if (plan_device(sources, i))
 			return -1;
-	/* whole cache lines each */
+	/* whole cache lines each, against the largest block: snaplen's, with its direction */
 	share = cfg.buffer_bytes / nreaders & ~(uint64_t)63;
-	if (share < pcapng_epb_size(cfg.snaplen))
+	if (share < pcapng_epb_size(cfg.snaplen, PCAPNG_EPB_FLAGS_OUTBOUND))
 		fprintf(stderr, "mgdump: -B %" PRIu64 " leaves each of %zu readers %" PRIu64
 			" KiB, too little for a packet of %u bytes: longer packets are dropped\n",
 			cfg.buffer_bytes >> 20, nreaders, share >> 10, cfg.snaplen);
@@ -219,6 +220,8 @@ int mgdump_open_readers(void)
 			return -1;
 		}
 		r->mgcap = !strncmp(sources[i], MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX));
+		/* (asked once: -1 for a handle that is not the mgcap libpcap's) */
+		r->directions = packet_direction && packet_direction(r->pcap) >= 0;
 		pthread_mutex_init(&r->counts_lock, NULL);
 		/* not for a -z command: AF_PACKET's socket is not close-on-exec */
 		if (pcap_get_selectable_fd(r->pcap) >= 0)

@@ -60,7 +60,7 @@ void mgdump_collect_stats(struct pcapng_if_stats *st, size_t n, const struct mgd
 void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t bytes, int final,
 			const struct mgdump_sample *s)
 {
-	uint64_t pkts = 0, received = 0, ring_drops = 0, buf_drops = 0, disk_drops = 0;
+	uint64_t pkts = 0, received = 0, sent = 0, ring_drops = 0, buf_drops = 0, disk_drops = 0;
 	uint64_t fill = 0, hwm = 0, cap = 0;
 	size_t i;
 
@@ -69,6 +69,7 @@ void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t byte
 			received += s->counts[i].received;
 			ring_drops += s->counts[i].dropped;
 		}
+		sent += s->sent[i];
 		pkts += readers[i].written;
 		buf_drops += __atomic_load_n(&readers[i].ring.dropped, __ATOMIC_RELAXED);
 		disk_drops += readers[i].disk_dropped;
@@ -78,11 +79,15 @@ void mgdump_status_line(uint64_t *last_pkts, uint64_t *last_bytes, uint64_t byte
 	}
 	if (final) {
 		uint64_t read = 0, accounted = pkts + ring_drops + buf_drops + disk_drops;
+		char sent_note[64] = "";
 
+		/* (where no source tells, it is not known, not 0) */
+		if (s->directions)
+			snprintf(sent_note, sizeof(sent_note), " (%" PRIu64 " of them sent)", sent);
 		fprintf(stderr, "mgdump: %" PRIu64 " packets written, %" PRIu64 " bytes, of %" PRIu64
-			" received; dropped: %" PRIu64 " in the rings, %" PRIu64 " in the buffer, %"
+			" received%s; dropped: %" PRIu64 " in the rings, %" PRIu64 " in the buffer, %"
 			PRIu64 " for a full disk; buffer high-water %" PRIu64 "%%; snaplen %" PRIu32
-			"\n", pkts, bytes, received, ring_drops, buf_drops, disk_drops,
+			"\n", pkts, bytes, received, sent_note, ring_drops, buf_drops, disk_drops,
 			cap ? hwm * 100 / cap : 0, cfg.snaplen);
 		/*
 		 * The readers are gone: every packet they read is in the file
