@@ -12,8 +12,10 @@ ALL_TESTS="
 	t_both_directions_as_af_packet_shows_them
 	t_sent_frames_go_on_in_drop_mode_and_stay_out_on_request
 	t_argus_two_way_flows_as_on_af_packet
+	t_mgdump_records_each_packets_direction
 "
 USER_SPACE_TESTS="
+	t_mgdump_records_each_packets_direction
 	t_argus_two_way_flows_as_on_af_packet
 "
 . "$(dirname "$0")/lib.sh"
@@ -291,6 +293,41 @@ t_argus_two_way_flows_as_on_af_packet() {
 	cmp -s "$TMP/flows-vB:mgcap" "$TMP/flows-vB" ||
 		bad "argus on vB:mgcap and on vB differ: $(diff "$TMP/flows-vB:mgcap" "$TMP/flows-vB" |
 			grep '^[<>]' | head -n 4 | tr '\n' ' ')"
+}
+
+# mgdump on a host's device: each packet's block says its direction
+# (epb_flags), as many each way as AF_PACKET's -Q in and -Q out hold, and
+# its counters count the sent ones apart.
+t_mgdump_records_each_packets_direction() {
+	setup 1 && two_way_pair || return 1
+	$MGCAP start vB >/dev/null || return 1
+	for d in in out; do
+		start_tcpdump "afpacket_$d" -i vB -Q $d -s 262144 -B 32768 --immediate-mode -U \
+			-w "$TMP/afpacket_$d.pcap" "ip or arp" || return 1
+	done
+	timeout 120 $MGDUMP -i vB -s 0 -w "$TMP/out.pcapng" --stats "$TMP/stats.json" "ip or arp" \
+		>"$TMP/mgdump" 2>&1 &
+	mgdump=$!
+	wait_readers vB 1 || return 1
+	two_way_traffic || return 1
+	wait_drained && wait_for 20000 "AF_PACKET's files to stop growing" files_settled \
+		"$TMP/afpacket_in.pcap" "$TMP/afpacket_out.pcap" || return 1
+	stop_tcpdumps afpacket_in afpacket_out
+	kill -INT $mgdump && wait $mgdump || { bad "mgdump: $(cat "$TMP/mgdump")"; return 1; }
+	for d in in out; do eval "n_$d=\$(frames_of afpacket_$d)"; done
+	# tshark's direction: 1 inbound, 2 outbound, nothing where a block has no flags
+	tshark -r "$TMP/out.pcapng" -T fields -e frame.packet_flags_direction >"$TMP/dirs" 2>&1 ||
+		{ bad "tshark: $(tail -n 2 "$TMP/dirs")"; return 1; }
+	inbound=$(grep -cx 1 "$TMP/dirs")
+	outbound=$(grep -cx 2 "$TMP/dirs")
+	sent=$(python3 -c 'import json, sys
+print(sum(i["sent"] for i in json.load(open(sys.argv[1]))["interfaces"]))' "$TMP/stats.json")
+	say "mgdump: $(wc -l <"$TMP/dirs") blocks, $inbound inbound, $outbound outbound, counted" \
+		"$sent sent; AF_PACKET -Q in $n_in, -Q out $n_out"
+	[ "$inbound" = "$n_in" ] && [ "$outbound" = "$n_out" ] &&
+		[ "$(wc -l <"$TMP/dirs")" = $((n_in + n_out)) ] ||
+		bad "mgdump's blocks: $inbound inbound and $outbound outbound of $(wc -l <"$TMP/dirs")"
+	[ "$sent" = "$n_out" ] || bad "mgdump counted $sent sent, AF_PACKET holds $n_out"
 }
 
 run_suite "$@"
