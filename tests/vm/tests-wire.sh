@@ -10,6 +10,7 @@ ALL_TESTS="
 	t_coalescing_given_back_after_the_capture
 	t_coalescing_kept_on_request_is_counted
 	t_both_directions_as_af_packet_shows_them
+	t_both_directions_merged_over_four_queues
 	t_sent_frames_go_on_in_drop_mode_and_stay_out_on_request
 	t_argus_two_way_flows_as_on_af_packet
 	t_mgdump_records_each_packets_direction
@@ -20,11 +21,14 @@ USER_SPACE_TESTS="
 "
 . "$(dirname "$0")/lib.sh"
 
-# wire_pair: vA (192.0.2.1) in namespace wire, vB (192.0.2.2) here with GRO on
+# wire_pair [QUEUES]: vA (192.0.2.1) in namespace wire, vB (192.0.2.2) here
+# with GRO on, each with QUEUES (1) queues each way
 wire_pair() {
 	# (a namespace's end takes its veth pair away in a work of its own)
 	wait_for 30000 "the last test's vB gone" test ! -e /sys/class/net/vB || return 1
-	ip netns add wire && ip link add vA type veth peer name vB &&
+	ip netns add wire &&
+		ip link add vA numtxqueues "${1:-1}" numrxqueues "${1:-1}" type veth \
+			peer name vB numtxqueues "${1:-1}" numrxqueues "${1:-1}" &&
 		ip link set vA netns wire || return 1
 	ip -n wire addr add 192.0.2.1/24 dev vA && ip -n wire link set vA up &&
 		ip netns exec wire ethtool -K vA tso off gso off >/dev/null || return 1
@@ -131,8 +135,8 @@ print(sum(i["coalesced"] for i in json.load(open(sys.argv[1]))["interfaces"]))' 
 # in one order, that of the one CPU, which both captures must keep; the
 # link's IPv6 is off, so that nothing else sends at a time of its own)
 on_cpu0() { taskset -c 0 "$@"; }
-two_way_pair() {
-	wire_pair || return 1
+two_way_pair() {	# two_way_pair [QUEUES]
+	wire_pair "$@" || return 1
 	sysctl -qw net.ipv6.conf.vB.disable_ipv6=1 &&
 		ip netns exec wire sysctl -qw net.ipv6.conf.vA.disable_ipv6=1
 }
@@ -166,7 +170,18 @@ same_frames() {
 # that asks the direction (outbound: run by the kernel as AF_PACKET's is).
 # Before sent frames were captured, mgcap:vB held the received ones only.
 t_both_directions_as_af_packet_shows_them() {
-	setup 1 && two_way_pair || return 1
+	both_directions 1
+}
+
+# The same over four queues each way: the sent frames in the rings of
+# their transmit queues, the received in those of their receive queues,
+# one stream in the merge's order.
+t_both_directions_merged_over_four_queues() {
+	both_directions 4
+}
+
+both_directions() {	# both_directions QUEUES
+	setup 1 && two_way_pair "$1" || return 1
 	$MGCAP start vB >/dev/null || return 1
 	$MGCAP show vB | grep -q "^  directions: received and sent; 0 records of sent frames$" ||
 		bad "mgcap show: $($MGCAP show vB | grep directions)"
@@ -205,6 +220,11 @@ t_both_directions_as_af_packet_shows_them() {
 	sent=$($MGCAP -j show vB | python3 -c '
 import json, sys
 print(sum(q["sent"] for q in json.load(sys.stdin)[0]["queues"]))')
+	rings=$($MGCAP -j show vB | python3 -c '
+import json, sys
+print(sum(q["captured"] > 0 for q in json.load(sys.stdin)[0]["queues"]))')
+	say "the frames in $rings of $1 rings"
+	[ "$1" = 1 ] || [ "$rings" -ge 2 ] || bad "the frames filled $rings of $1 rings: nothing to merge"
 	[ "$sent" -ge "$n_afpacket_out" ] ||
 		bad "mgcap show counts $sent records of sent frames, AF_PACKET $n_afpacket_out"
 	$MGCAP stop vB >/dev/null
