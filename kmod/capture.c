@@ -53,11 +53,19 @@ static __always_inline bool mgcap_capture_frame(struct mgcap_capture *cap, struc
 	return false;
 }
 
+/*
+ * A frame the stack sent and loops back to itself on the device (its own
+ * broadcasts and multicast, dev_loopback_xmit()) was never on the wire, and
+ * has no MAC header: the tap took it as sent; it goes on, as AF_PACKET and
+ * every rx_handler of the tree let it.
+ */
 static rx_handler_result_t mgcap_rx_handler(struct sk_buff **pskb)
 {
 	struct sk_buff *skb = *pskb;
 	struct mgcap_capture *cap = rcu_dereference(skb->dev->rx_handler_data);
 
+	if (unlikely(skb->pkt_type == PACKET_LOOPBACK))
+		return RX_HANDLER_PASS;
 	return mgcap_capture_frame(cap, skb) ? RX_HANDLER_CONSUMED : RX_HANDLER_PASS;
 }
 

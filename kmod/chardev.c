@@ -206,6 +206,18 @@ static long mgcap_ioctl_set_tstamp(struct mgcap_ring *ring, u32 __user *arg)
 	return 0;
 }
 
+static long mgcap_ioctl_set_directions(struct mgcap_ring *ring, u32 __user *arg)
+{
+	u32 directions;
+
+	if (get_user(directions, arg))
+		return -EFAULT;
+	if (!directions || directions & ~(MGCAP_DIR_RECEIVED | MGCAP_DIR_SENT))
+		return -EINVAL;
+	WRITE_ONCE(ring->directions, directions);
+	return 0;
+}
+
 static long mgcap_ioctl_set_filter(struct mgcap_ring *ring, void __user *arg)
 {
 	struct mgcap_filter f;
@@ -255,6 +267,10 @@ static long mgcap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mgcap_ioctl_set_filter(ring, uarg);
 	case MGCAP_IOC_SET_POLL_MARK:
 		return mgcap_ioctl_set_poll_mark(ring, uarg);
+	case MGCAP_IOC_SET_DIRECTIONS:
+		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
+			return -ENODEV;
+		return mgcap_ioctl_set_directions(ring, uarg);
 	default:
 		return -ENOTTY;
 	}

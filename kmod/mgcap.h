@@ -73,6 +73,7 @@ struct mgcap_ring {
 	u64 wake_ns;
 	u32 poll_mark;			/* unread bytes poll calls readable */
 	u32 tstamp_source;		/* enum mgcap_tstamp_source, per reader */
+	u32 directions;			/* MGCAP_DIR_*: the frames it takes, per reader */
 	struct mgcap_filter_prog __rcu *filter;	/* the reader's; NULL: every frame */
 	atomic64_t filtered;		/* frames it rejected; no lock on that path */
 

@@ -38,6 +38,7 @@ void mgcap_ring_reset_reader_settings(struct mgcap_ring *ring)
 	WRITE_ONCE(ring->wake_ns, (u64)MGCAP_WAKE_USECS * NSEC_PER_USEC);
 	WRITE_ONCE(ring->poll_mark, 1);
 	WRITE_ONCE(ring->tstamp_source, MGCAP_TSTAMP_HW_OR_SW);
+	WRITE_ONCE(ring->directions, MGCAP_DIR_RECEIVED);
 }
 
 /* Bytes of every ring together, whoever reads them; those of unprivileged readers */
@@ -463,6 +464,9 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 	u16 flags;
 	bool wake = false, arm_timer = false;
 
+	if (unlikely(!(READ_ONCE(ring->directions) &
+		       (sent ? MGCAP_DIR_SENT : MGCAP_DIR_RECEIVED))))
+		return;
 	/*
 	 * A tag taken out of the frame (by the NIC, or by the stack before any
 	 * rx_handler) the program would miss: the reader's own filter decides.

@@ -90,6 +90,7 @@ int pcap_mgcap_setfilter(pcap_t *p, struct bpf_program *fp)
 	const struct bpf_insn *insns;
 	struct mgcap_filter kernel = { 0 }, none = { 0 };
 	size_t i;
+	int failed;
 
 	/* the kernel reads libpcap's instructions as struct sock_filter */
 	_Static_assert(sizeof(struct bpf_insn) == 8, "struct bpf_insn is struct sock_filter");
@@ -102,9 +103,11 @@ int pcap_mgcap_setfilter(pcap_t *p, struct bpf_program *fp)
 		kernel.len = p->fcode.bf_len;
 		kernel.insns = (uint64_t)(uintptr_t)insns;
 	}
-	if (make_direction_programs(p) < 0) {
+	failed = make_direction_programs(p);
+	if (failed) {
+		/* no filter here: none in the kernel either */
 		pcap_freecode(&p->fcode);
-		return -1;
+		kernel = none;
 	}
 	for (i = 0; i < pm->nqueues; i++) {
 		int fd = pm->queues[i].r.fd;
@@ -112,18 +115,37 @@ int pcap_mgcap_setfilter(pcap_t *p, struct bpf_program *fp)
 		if (ioctl(fd, MGCAP_IOC_SET_FILTER, &kernel) < 0 && errno != ENOTTY)
 			(void)ioctl(fd, MGCAP_IOC_SET_FILTER, &none);
 	}
-	return 0;
+	return failed;
 }
 
 /*
- * Which records the reads hand out: those whose flags, exclusive-or
- * dir_xor, have no bit of dir_mask set.  Sent frames have the kernel's
- * stamps only: with the NIC's own clock (adapter_unsynced, a clock of its
- * own, unconverted) they would not fit among the received ones, so such a
- * handle has received frames only.
+ * The kernel takes into each ring the frames of @directions (MGCAP_DIR_*)
+ * only: the others take no ring space.  A module from before sent frames
+ * were captured knows no such call, and takes the received ones.
+ */
+static void kernel_directions(struct pcap_mgcap *pm, uint32_t directions)
+{
+	size_t i;
+
+	for (i = 0; i < pm->nqueues; i++)
+		(void)ioctl(pm->queues[i].r.fd, MGCAP_IOC_SET_DIRECTIONS, &directions);
+}
+
+/*
+ * Which records the reads hand out: those the kernel took for the
+ * direction, and of what the rings held before a change, those whose
+ * flags, exclusive-or dir_xor, have no bit of dir_mask set.  Sent frames
+ * have the kernel's stamps only: with the NIC's own clock (adapter_unsynced,
+ * a clock of its own, unconverted) they would not fit among the received
+ * ones, so such a handle has received frames only.
  */
 int pcap_mgcap_setdirection(pcap_t *p, pcap_direction_t d)
 {
+	static const uint32_t directions[] = {
+		[PCAP_D_INOUT] = MGCAP_DIR_RECEIVED | MGCAP_DIR_SENT,
+		[PCAP_D_IN] = MGCAP_DIR_RECEIVED,
+		[PCAP_D_OUT] = MGCAP_DIR_SENT,
+	};
 	struct pcap_mgcap *pm = p->priv;
 
 	if (d != PCAP_D_IN && pm->ts.type == PCAP_TSTAMP_ADAPTER_UNSYNCED) {
@@ -148,11 +170,12 @@ int pcap_mgcap_setdirection(pcap_t *p, pcap_direction_t d)
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "mgcap: no direction %d", (int)d);
 		return PCAP_ERROR;
 	}
+	kernel_directions(pm, directions[d]);
 	p->direction = d;
 	return 0;
 }
 
-/* At activate: both directions, as pcap-linux, where the stamps allow. */
+/* At activate, the queues open: both directions, as pcap-linux, where the stamps allow. */
 void mgcap_filter_setup(pcap_t *p)
 {
 	struct pcap_mgcap *pm = p->priv;

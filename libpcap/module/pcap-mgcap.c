@@ -170,6 +170,8 @@ static int activate(pcap_t *p)
 		if (status)
 			return status;
 	}
+	/* (before the start, which empties the rings of what came before) */
+	mgcap_filter_setup(p);
 	if (mgcap_queues_start(p, tstamp_source))
 		return PCAP_ERROR;
 
@@ -186,7 +188,6 @@ static int activate(pcap_t *p)
 	p->inject_op = pcap_mgcap_inject;
 	p->setfilter_op = pcap_mgcap_setfilter;
 	p->setdirection_op = pcap_mgcap_setdirection;
-	mgcap_filter_setup(p);
 	p->set_datalink_op = NULL;
 	p->getnonblock_op = pcap_mgcap_getnonblock;
 	p->setnonblock_op = pcap_mgcap_setnonblock;

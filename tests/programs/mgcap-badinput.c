@@ -376,6 +376,11 @@ static void chardev_cases(const char *dev)
 	snap = (uint32_t)r.info.data_size + 1;
 	check_errno(ioctl(r.fd, MGCAP_IOC_SET_POLL_MARK, &snap), EINVAL, "poll mark beyond the ring");
 	check_errno(ioctl(r.fd, MGCAP_IOC_SET_POLL_MARK, NULL), EFAULT, "SET_POLL_MARK from NULL");
+	snap = 0;
+	check_errno(ioctl(r.fd, MGCAP_IOC_SET_DIRECTIONS, &snap), EINVAL, "no direction");
+	snap = MGCAP_DIR_SENT << 1;
+	check_errno(ioctl(r.fd, MGCAP_IOC_SET_DIRECTIONS, &snap), EINVAL, "an unknown direction");
+	check_errno(ioctl(r.fd, MGCAP_IOC_SET_DIRECTIONS, NULL), EFAULT, "SET_DIRECTIONS from NULL");
 
 	/* flags written by the reader: the kernel keeps its own and ignores them */
 	r.ctrl->flags = MGCAP_RING_F_DETACHED | MGCAP_RING_F_BAD_CONSUMER;

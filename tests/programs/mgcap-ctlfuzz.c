@@ -326,8 +326,8 @@ static void call_ioctl(struct program *pg)
 {
 	static const unsigned long cmds[] = {
 		MGCAP_IOC_INFO, MGCAP_IOC_STATS, MGCAP_IOC_SET_SNAPLEN, MGCAP_IOC_SET_WAKEUP,
-		MGCAP_IOC_SET_TSTAMP, MGCAP_IOC_SET_POLL_MARK,
-		_IO(MGCAP_IOC_MAGIC, 0), _IOW(MGCAP_IOC_MAGIC, 8, __u32),
+		MGCAP_IOC_SET_TSTAMP, MGCAP_IOC_SET_POLL_MARK, MGCAP_IOC_SET_DIRECTIONS,
+		_IO(MGCAP_IOC_MAGIC, 0), _IOW(MGCAP_IOC_MAGIC, 9, __u32),
 		_IOR(MGCAP_IOC_MAGIC, 1, __u64), 0x5401 /* TCGETS */,
 	};
 	union { uint8_t bytes[128]; uint64_t align; } arg;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 
 #include "mgcap_netdev.h"
 #include "mgcap_nl.h"
@@ -157,6 +158,8 @@ int mgcap_cmd_peek(int argc, char **argv)
 		return 1;
 	}
 	for (q = first; q <= last && n < sizeof(r) / sizeof(r[0]); q++, n++) {
+		uint32_t both = MGCAP_DIR_RECEIVED | MGCAP_DIR_SENT;
+
 		if (mgcap_reader_open(&r[n], l.devs[0].queues[q].devnode, err, sizeof(err)) < 0) {
 			fprintf(stderr, "mgcap: peek: %s\n", err);
 			for (i = 0; i < n; i++)
@@ -164,6 +167,8 @@ int mgcap_cmd_peek(int argc, char **argv)
 			mgcap_nl_free_list(&l);
 			return 1;
 		}
+		/* both directions, each record says which (a module without sent frames: received) */
+		(void)ioctl(r[n].fd, MGCAP_IOC_SET_DIRECTIONS, &both);
 	}
 	mgcap_nl_free_list(&l);
 	ret = peek_queues(r, n, count);

@@ -16,8 +16,9 @@
  * of its own namespace without netlink.
  *
  * The frames the device sends go into the ring of the queue whose number
- * is their transmit queue's, modulo the rings' count, unless its capture
- * started MGCAP_ATTR_RECEIVED_ONLY.
+ * is their transmit queue's, modulo the rings' count (unless its capture
+ * started MGCAP_ATTR_RECEIVED_ONLY), for the readers that asked for them
+ * (MGCAP_IOC_SET_DIRECTIONS).
  *
  * The mmap of a queue device is one control page followed by the data area
  * (mmap offset 0, length mgcap_queue_info.mmap_size, MAP_SHARED).
@@ -253,6 +254,15 @@ struct mgcap_wakeup {
  * data_size.
  */
 
+/*
+ * MGCAP_IOC_SET_DIRECTIONS: which frames this reader's ring takes, some of
+ * MGCAP_DIR_*: the frames the device received only, by default, so that a
+ * reader from before sent frames were captured never meets one.  Frames of
+ * a direction left out take no ring space.  Set again at every open.
+ */
+#define MGCAP_DIR_RECEIVED	_BITUL(0)
+#define MGCAP_DIR_SENT		_BITUL(1)	/* MGCAP_REC_F_SENT */
+
 /* MGCAP_IOC_SET_TSTAMP: which clock stamps this reader's records */
 enum mgcap_tstamp_source {
 	MGCAP_TSTAMP_HW_OR_SW,	/* the NIC's stamp when the frame has one (default) */
@@ -303,6 +313,7 @@ struct mgcap_filter {
 #define MGCAP_IOC_SET_TSTAMP	_IOW(MGCAP_IOC_MAGIC, 5, __u32)
 #define MGCAP_IOC_SET_FILTER	_IOW(MGCAP_IOC_MAGIC, 6, struct mgcap_filter)
 #define MGCAP_IOC_SET_POLL_MARK	_IOW(MGCAP_IOC_MAGIC, 7, __u32)
+#define MGCAP_IOC_SET_DIRECTIONS	_IOW(MGCAP_IOC_MAGIC, 8, __u32)
 
 /*
  * Generic netlink family MGCAP_GENL_NAME.  START, SET and GET reply with
