@@ -142,10 +142,19 @@ two_way_pair() {	# two_way_pair [QUEUES]
 }
 
 # two_way_traffic: a ping from here and a TCP stream to here: frames
-# received and sent on vB in turn, each direction's depending on the other's
+# received and sent on vB in turn, each direction's depending on the
+# other's; and three broadcasts from here, which the stack also loops back
+# to itself on vB (a copy never on the wire, which AF_PACKET leaves out)
 two_way_traffic() {
 	on_cpu0 busybox ping -c 5 -i 0.2 -w 10 192.0.2.1 >"$TMP/ping" 2>&1 ||
 		{ bad "ping: $(tail -n 2 "$TMP/ping")"; return 1; }
+	on_cpu0 python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+s.bind(("192.0.2.2", 0))
+for i in range(3):
+    s.sendto(b"broadcast %d" % i, ("192.0.2.255", 9))' || { bad "the broadcasts"; return 1; }
 	start_until receiver ready on_cpu0 timeout 300 $TRAFFIC tcp-recv || return 1
 	ip netns exec wire taskset -c 0 timeout 300 $TRAFFIC tcp-send 300000 >"$TMP/sender" 2>&1 ||
 		{ bad "the sender: $(tail -n 3 "$TMP/sender")"; return 1; }
