@@ -313,8 +313,8 @@ t_argus_two_way_flows_as_on_af_packet() {
 		racluster -n -r "$TMP/$src.argus" -s spkts dpkts sbytes dbytes proto saddr sport \
 			daddr dport 2>&1 | sort >"$TMP/flows-$src" || return 1
 	done
-	say "argus on vB:mgcap, racluster (spkts dpkts sbytes dbytes proto saddr sport daddr dport):"
-	while read -r flow; do say "  $flow"; done <"$TMP/flows-vB:mgcap"
+	say "argus on vB:mgcap, racluster (spkts dpkts sbytes dbytes proto saddr sport daddr dport):" \
+		"$(tr -s ' \n' ' ;' <"$TMP/flows-vB:mgcap")"
 	tcp=$(awk '$5 == "tcp" {print $1 + $2}' "$TMP/flows-vB:mgcap")
 	[ "${tcp:-0}" -gt 200 ] && awk '$5 == "icmp" && $1 == 5 && $2 == 5 {f = 1} END {exit !f}' \
 		"$TMP/flows-vB:mgcap" ||
@@ -344,11 +344,12 @@ t_mgdump_records_each_packets_direction() {
 	stop_tcpdumps afpacket_in afpacket_out
 	kill -INT $mgdump && wait $mgdump || { bad "mgdump: $(cat "$TMP/mgdump")"; return 1; }
 	for d in in out; do eval "n_$d=\$(frames_of afpacket_$d)"; done
-	# tshark's direction: 1 inbound, 2 outbound, nothing where a block has no flags
+	# tshark's direction: 0x00000001 inbound, 0x00000002 outbound, nothing
+	# where a block has no flags
 	tshark -r "$TMP/out.pcapng" -T fields -e frame.packet_flags_direction >"$TMP/dirs" 2>&1 ||
 		{ bad "tshark: $(tail -n 2 "$TMP/dirs")"; return 1; }
-	inbound=$(grep -cx 1 "$TMP/dirs")
-	outbound=$(grep -cx 2 "$TMP/dirs")
+	inbound=$(grep -cx 0x00000001 "$TMP/dirs")
+	outbound=$(grep -cx 0x00000002 "$TMP/dirs")
 	sent=$(python3 -c 'import json, sys
 print(sum(i["sent"] for i in json.load(open(sys.argv[1]))["interfaces"]))' "$TMP/stats.json")
 	say "mgdump: $(wc -l <"$TMP/dirs") blocks, $inbound inbound, $outbound outbound, counted" \
