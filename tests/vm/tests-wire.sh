@@ -346,8 +346,8 @@ t_mgdump_records_each_packets_direction() {
 	for d in in out; do eval "n_$d=\$(frames_of afpacket_$d)"; done
 	# tshark's direction: 0x00000001 inbound, 0x00000002 outbound, nothing
 	# where a block has no flags
-	tshark -r "$TMP/out.pcapng" -T fields -e frame.packet_flags_direction >"$TMP/dirs" 2>&1 ||
-		{ bad "tshark: $(tail -n 2 "$TMP/dirs")"; return 1; }
+	tshark -r "$TMP/out.pcapng" -T fields -e frame.packet_flags_direction >"$TMP/dirs" \
+		2>"$TMP/tshark" || { bad "tshark: $(tail -n 2 "$TMP/tshark")"; return 1; }
 	inbound=$(grep -cx 0x00000001 "$TMP/dirs")
 	outbound=$(grep -cx 0x00000002 "$TMP/dirs")
 	sent=$(python3 -c 'import json, sys
