@@ -279,11 +279,18 @@ t_argus_through_the_ifflags_shim() {
 	(cd "$TMP" && timeout 30 $RUN argus -X -i mgcap:mgt0 \
 		-w "$TMP/shim.argus" >"$TMP/argus-shim" 2>&1) &
 	wait_text "$TMP/argus-shim" "is up" || return 1
+	argus_records_both_queues "$TMP/shim.argus"
+}
+
+# argus_records_both_queues FILE: with the argus running, 1000 frames on
+# each of mgt0's two queues; once it stopped, FILE holds each queue's flow
+# of 1000 packets
+argus_records_both_queues() {
 	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_idle mgt0 && wait_drained || return 1
 	pkill -TERM -x argus
 	wait
-	ra -n -r "$TMP/shim.argus" -s saddr sport daddr dport pkts - udp >"$TMP/flows" 2>&1
+	ra -n -r "$1" -s saddr sport daddr dport pkts - udp >"$TMP/flows" 2>&1
 	cat "$TMP/flows"
 	grep -q '198.51.100.2.10000 *198.51.100.1.5555 *1000$' "$TMP/flows" || bad "queue 0's flow"
 	grep -q '198.51.100.2.10001 *198.51.100.1.5555 *1000$' "$TMP/flows" || bad "queue 1's flow"
@@ -297,15 +304,8 @@ t_argus_plain_by_the_kernels_name() {
 	(cd "$TMP" && MGCAP_ARGUS_IFFLAGS=0 timeout 30 $RUN argus -X -i mgt0:mgcap \
 		-w "$TMP/plain.argus" >"$TMP/argus" 2>&1) &
 	wait_text "$TMP/argus" "interface mgt0:mgcap is up" || return 1
-	echo "all 1000" >/sys/class/net/mgt0/mgtestnic/generate
-	wait_idle mgt0 && wait_drained || return 1
-	pkill -TERM -x argus
-	wait
+	argus_records_both_queues "$TMP/plain.argus"
 	! grep -q "closed before any read" "$TMP/argus" || bad "Argus read nothing: $(cat "$TMP/argus")"
-	ra -n -r "$TMP/plain.argus" -s saddr sport daddr dport pkts - udp >"$TMP/flows" 2>&1
-	cat "$TMP/flows"
-	grep -q '198.51.100.2.10000 *198.51.100.1.5555 *1000$' "$TMP/flows" || bad "queue 0's flow"
-	grep -q '198.51.100.2.10001 *198.51.100.1.5555 *1000$' "$TMP/flows" || bad "queue 1's flow"
 }
 
 run_suite "$@"
