@@ -79,7 +79,10 @@ teardown() {
 	# a reader a failed test left running would keep mgcap loaded for the next
 	readers_left=$(find /proc/[0-9]*/fd -lname '/dev/mgcap/*' 2>/dev/null | cut -d/ -f3 | sort -u)
 	if [ -n "$readers_left" ]; then
+		# (a stopped one, as a test of a stalled reader leaves it, takes
+		# its SIGTERM only once it goes on)
 		kill $readers_left 2>/dev/null
+		kill -CONT $readers_left 2>/dev/null
 		wait_for 10000 "the readers a test left to end" no_reader_left
 	fi
 	for ns in /run/netns/*; do [ -e "$ns" ] && ip netns del "${ns##*/}"; done
