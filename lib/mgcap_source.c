@@ -24,10 +24,15 @@ static const char *suffix_of(const char *name)
 	return colon;
 }
 
+/* mgcap:DEV[...], the name that may list devices */
+static int has_prefix(const char *name)
+{
+	return strncmp(name, MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX)) == 0;
+}
+
 int mgcap_source_is_ours(const char *name)
 {
-	return name && (strncmp(name, MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX)) == 0 ||
-			suffix_of(name));
+	return name && (has_prefix(name) || suffix_of(name));
 }
 
 static int parse_queue_number(const char **p, unsigned int *q)
@@ -58,7 +63,7 @@ int mgcap_source_parse(const char *name, struct mgcap_source *src, char *err, si
 		return -1;
 	}
 	dev = name;
-	if (strncmp(name, MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX)) == 0)
+	if (has_prefix(name))
 		dev += strlen(MGCAP_SOURCE_PREFIX);
 	else
 		suffix = suffix_of(name);
@@ -107,8 +112,7 @@ int mgcap_source_parse_devices(const char *name, struct mgcap_source *srcs, size
 
 	*n = 0;
 	/* (DEV:mgcap names one device, with its queues) */
-	if (strncmp(name, MGCAP_SOURCE_PREFIX, strlen(MGCAP_SOURCE_PREFIX)) != 0 ||
-	    strchr(dev, '@') || !strchr(dev, ','))
+	if (!has_prefix(name) || strchr(dev, '@') || !strchr(dev, ','))
 		return mgcap_source_parse(name, &srcs[(*n)++], err, errlen);
 	for (;; dev = comma + 1) {
 		char one[sizeof(MGCAP_SOURCE_PREFIX) + IF_NAMESIZE];

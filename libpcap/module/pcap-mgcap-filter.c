@@ -147,30 +147,23 @@ int pcap_mgcap_setdirection(pcap_t *p, pcap_direction_t d)
 		[PCAP_D_OUT] = MGCAP_DIR_SENT,
 	};
 	struct pcap_mgcap *pm = p->priv;
+	uint32_t wanted;
 
+	if ((unsigned int)d >= sizeof(directions) / sizeof(directions[0])) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "mgcap: no direction %d", (int)d);
+		return PCAP_ERROR;
+	}
 	if (d != PCAP_D_IN && pm->ts.type == PCAP_TSTAMP_ADAPTER_UNSYNCED) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
 			 "mgcap: sent frames have no stamps of the NIC's clock: with adapter_unsynced "
 			 "stamps, direction \"in\" only (adapter stamps have both)");
 		return PCAP_ERROR;
 	}
-	switch (d) {
-	case PCAP_D_INOUT:
-		pm->dir_mask = 0;
-		break;
-	case PCAP_D_IN:
-		pm->dir_mask = MGCAP_REC_F_SENT;
-		pm->dir_xor = 0;
-		break;
-	case PCAP_D_OUT:
-		pm->dir_mask = MGCAP_REC_F_SENT;
-		pm->dir_xor = MGCAP_REC_F_SENT;
-		break;
-	default:
-		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "mgcap: no direction %d", (int)d);
-		return PCAP_ERROR;
-	}
-	kernel_directions(pm, directions[d]);
+	wanted = directions[d];
+	/* the record's sent flag decides, unless both are wanted; it must be set for sent only */
+	pm->dir_mask = wanted == (MGCAP_DIR_RECEIVED | MGCAP_DIR_SENT) ? 0 : MGCAP_REC_F_SENT;
+	pm->dir_xor = wanted == MGCAP_DIR_SENT ? MGCAP_REC_F_SENT : 0;
+	kernel_directions(pm, wanted);
 	p->direction = d;
 	return 0;
 }
