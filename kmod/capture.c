@@ -10,7 +10,7 @@
  *
  * The frames the device sends reach a packet tap of the device (as
  * AF_PACKET's), where dev_queue_xmit_nit() hands them over as the driver
- * gets them: mgcap_sent_tap().
+ * gets them: mgcap_sent_tap_rcv(), in place while a reader takes them (tap.c).
  *
  * A capture started for its readers (MGCAP_ATTR_AUTOSTOP) is stopped here
  * too, by the work its autostop runs: reader.c only counts the readers and
@@ -79,18 +79,23 @@ static rx_handler_result_t mgcap_rx_handler(struct sk_buff **pskb)
  * mode never drops a sent frame: the clone is the taps', the frame goes on
  * to the driver.
  */
-static int mgcap_sent_tap(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt,
-			  struct net_device *orig_dev)
+static int mgcap_sent_tap_rcv(struct sk_buff *skb, struct net_device *dev,
+			      struct packet_type *pt, struct net_device *orig_dev)
 {
 	if (skb->pkt_type == PACKET_OUTGOING && likely(skb_headlen(skb) >= ETH_HLEN)) {
 		__skb_pull(skb, ETH_HLEN);
-		mgcap_capture_into(container_of(pt, struct mgcap_capture, sent_tap), skb,
+		mgcap_capture_into(container_of(pt, struct mgcap_sent_tap, pt)->cap, skb,
 				   skb_get_queue_mapping(skb));
 		__skb_push(skb, ETH_HLEN);
 	}
 	consume_skb(skb);
 	return 0;
 }
+
+static const struct packet_type mgcap_sent_tap_template = {
+	.type = cpu_to_be16(ETH_P_ALL),
+	.func = mgcap_sent_tap_rcv,
+};
 
 /*
  * A frame of a VLAN that has a device of its own (eth0.100) goes to that
@@ -229,6 +234,7 @@ static void mgcap_capture_free_queues(struct mgcap_capture *cap)
 		mgcap_autostop_cancel(cap->autostop);
 		mgcap_autostop_put(cap->autostop);
 	}
+	mgcap_sent_tap_put(cap->sent_tap);
 	kfree(cap);
 }
 
@@ -248,6 +254,10 @@ static int mgcap_capture_add_queues(struct mgcap_capture *cap, struct netlink_ex
 		q->ifindex = cap->dev->ifindex;
 		q->mode = cap->mode;
 		q->autostop = cap->autostop;
+		if (cap->sent_tap) {
+			mgcap_sent_tap_get(cap->sent_tap);
+			q->sent_tap = cap->sent_tap;
+		}
 		strscpy(q->ifname, cap->dev->name, sizeof(q->ifname));
 		cap->queues[i] = q;
 
@@ -319,16 +329,24 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 			goto err_free;
 		}
 	}
+	if (!(flags & MGCAP_START_RECEIVED_ONLY)) {
+		cap->sent_tap = mgcap_sent_tap_create(cap, &mgcap_sent_tap_template);
+		if (!cap->sent_tap) {
+			err = -ENOMEM;
+			goto err_free;
+		}
+	}
 
+	/* from here on, a reader may open a queue and put the tap in place */
 	err = mgcap_capture_add_queues(cap, extack);
 	if (err)
-		goto err_free;
+		goto err_unhook;
 
 	if (vlan_uses_dev(dev) && mgcap_capture_watch_vlans(cap) && mode == MGCAP_MODE_DROP) {
 		NL_SET_ERR_MSG(extack,
 			       "drop mode would let its VLAN devices' frames through (no netfilter ingress hook)");
 		err = -EOPNOTSUPP;
-		goto err_free;
+		goto err_unhook;
 	}
 	err = netdev_rx_handler_register(dev, mgcap_rx_handler, cap);
 	if (err == -EBUSY) {
@@ -339,14 +357,6 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 	if (err) {
 		NL_SET_ERR_MSG(extack, "cannot register the receive handler");
 		goto err_unhook;
-	}
-	if (!(flags & MGCAP_START_RECEIVED_ONLY)) {
-		cap->sent_tap = (struct packet_type) {
-			.type = htons(ETH_P_ALL),
-			.dev = dev,
-			.func = mgcap_sent_tap,
-		};
-		dev_add_pack(&cap->sent_tap);
 	}
 	netdev_hold(dev, &cap->dev_tracker, GFP_KERNEL);
 	list_add_tail(&cap->list, &mgcap_captures);
@@ -361,10 +371,11 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 	return 0;
 
 err_unhook:
-	if (cap->vlan_hooked) {
+	if (cap->vlan_hooked)
 		mgcap_vlan_hook_unregister(cap);
-		synchronize_net();	/* a hook may still run with @cap */
-	}
+	if (cap->sent_tap)
+		mgcap_sent_tap_stop(cap->sent_tap);
+	synchronize_net();	/* a hook or the tap may still run with @cap */
 err_free:
 	mgcap_capture_free_queues(cap);
 	return err;
@@ -396,8 +407,8 @@ void mgcap_capture_stop(struct mgcap_capture *cap)
 	 */
 	if (cap->vlan_hooked)
 		mgcap_vlan_hook_unregister(cap);
-	if (cap->sent_tap.func)
-		__dev_remove_pack(&cap->sent_tap);
+	if (cap->sent_tap)
+		mgcap_sent_tap_stop(cap->sent_tap);
 	netdev_rx_handler_unregister(dev);
 	list_del(&cap->list);
 	mgcap_coalescing_give_back(cap);

@@ -214,7 +214,7 @@ static long mgcap_ioctl_set_directions(struct mgcap_ring *ring, u32 __user *arg)
 		return -EFAULT;
 	if (!directions || directions & ~(MGCAP_DIR_RECEIVED | MGCAP_DIR_SENT))
 		return -EINVAL;
-	WRITE_ONCE(ring->directions, directions);
+	mgcap_sent_tap_set_directions(ring->q->sent_tap, ring, directions);
 	return 0;
 }
 

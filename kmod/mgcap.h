@@ -15,6 +15,7 @@
  *   reader.c    the readers of a queue, max_readers, the readers' workqueue;
  *               the autostop's reader count, its timer and its release
  *   queue.c     one receive queue: its ring, its readers' list, its lifetime
+ *   tap.c       the tap of sent frames, in place while a reader takes them
  *   ring.c      one reader's ring: memory, the producer (hook side),
  *               counters, flags, wakeups
  *   filter.c    a reader's classic BPF filter
@@ -115,6 +116,7 @@ struct mgcap_queue {
 	bool first_reader;		/* a reader reads the ring */
 	/* its capture's, no reference (see mgcap_autostop) */
 	struct mgcap_autostop *autostop;
+	struct mgcap_sent_tap *sent_tap;	/* its capture's, a reference; NULL: none */
 
 	u32 index;
 	u32 num_queues;
@@ -147,6 +149,20 @@ struct mgcap_autostop {
 	struct delayed_work stop;	/* capture.c's work, under RTNL */
 };
 
+/*
+ * The tap of a capture's sent frames (tap.c): registered while @readers,
+ * the readers whose rings take sent frames, is not 0, until the capture
+ * stops.  The capture's reference, and one of each of its queues.
+ */
+struct mgcap_sent_tap {
+	struct kref ref;
+	struct mutex lock;		/* @readers, @stopped, the registration */
+	u32 readers;
+	bool stopped;
+	struct packet_type pt;		/* the capture's function, for its device */
+	struct mgcap_capture *cap;	/* while it is registered */
+};
+
 /* A captured net device: its queues and how packets go on after capture. */
 struct mgcap_capture {
 	struct list_head list;		/* mgcap_captures, under RTNL */
@@ -160,7 +176,7 @@ struct mgcap_capture {
 	struct nf_hook_ops vlan_hook;	/* its VLAN devices' frames (capture.c) ... */
 	bool vlan_hooked;		/* ... once registered */
 	bool keep_coalescing;		/* MGCAP_START_KEEP_COALESCING */
-	struct packet_type sent_tap;	/* what the device sends; no .func: none */
+	struct mgcap_sent_tap *sent_tap;	/* what the device sends; NULL: not taken */
 	netdev_features_t coalescing_off;	/* to give back at the stop (coalescing.c) */
 	struct mgcap_queue *queues[];
 };
@@ -188,6 +204,15 @@ u32 mgcap_coalescing_uapi(const struct mgcap_capture *cap);
 /* queue.c */
 struct mgcap_queue *mgcap_queue_create(u32 index, u64 ring_size, u32 snaplen);
 void mgcap_queue_put(struct mgcap_queue *q);
+
+/* tap.c */
+struct mgcap_sent_tap *mgcap_sent_tap_create(struct mgcap_capture *cap,
+					     const struct packet_type *template);
+void mgcap_sent_tap_get(struct mgcap_sent_tap *tap);
+void mgcap_sent_tap_put(struct mgcap_sent_tap *tap);
+void mgcap_sent_tap_set_directions(struct mgcap_sent_tap *tap, struct mgcap_ring *ring,
+				   u32 directions);
+void mgcap_sent_tap_stop(struct mgcap_sent_tap *tap);
 
 /* ring.c */
 #define MGCAP_RING_READER	BIT(0)	/* a further reader's */

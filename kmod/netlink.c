@@ -273,7 +273,7 @@ static int mgcap_nl_fill(struct sk_buff *skb, const struct mgcap_capture *cap,
 	    nla_put_u32(skb, MGCAP_ATTR_NUM_QUEUES, cap->num_queues) ||
 	    (cap->autostop && nla_put_flag(skb, MGCAP_ATTR_AUTOSTOP)) ||
 	    (cap->keep_coalescing && nla_put_flag(skb, MGCAP_ATTR_KEEP_COALESCING)) ||
-	    (!cap->sent_tap.func && nla_put_flag(skb, MGCAP_ATTR_RECEIVED_ONLY)) ||
+	    (!cap->sent_tap && nla_put_flag(skb, MGCAP_ATTR_RECEIVED_ONLY)) ||
 	    nla_put_u32(skb, MGCAP_ATTR_COALESCING_OFF, mgcap_coalescing_uapi(cap)))
 		goto cancel;
 	if (!queue)

@@ -38,6 +38,7 @@ static void mgcap_queue_release(struct kref *ref)
 
 	/* the last reference: no hook, no reader, no node can reach it any more */
 	mgcap_ring_destroy(&q->ring);
+	mgcap_sent_tap_put(q->sent_tap);
 	mutex_destroy(&q->readers_lock);
 	kfree(q);
 }

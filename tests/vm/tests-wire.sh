@@ -12,6 +12,7 @@ ALL_TESTS="
 	t_both_directions_as_af_packet_shows_them
 	t_both_directions_merged_over_four_queues
 	t_sent_frames_go_on_in_drop_mode_and_stay_out_on_request
+	t_sent_tap_in_place_only_while_a_reader_takes_sent_frames
 	t_argus_two_way_flows_as_on_af_packet
 	t_mgdump_records_each_packets_direction
 "
@@ -290,6 +291,66 @@ t_sent_frames_go_on_in_drop_mode_and_stay_out_on_request() {
 	[ "$requests" = 0 ] && [ "$replies" = 3 ] ||
 		bad "sent off: mgcap:vB holds $requests requests and $replies replies (0 and 3)"
 	$MGCAP stop vB >/dev/null
+}
+
+# taps_are DEV N WHEN: mgcap's taps of DEV in /proc/net/ptype come to N
+# within 5 s (a closing reader's tap goes after a grace period)
+taps_are() {
+	n=-1 tries=0
+	while [ $tries -lt 50 ]; do
+		n=$(awk -v d="$1" '$2 == d && $3 == "mgcap_sent_tap_rcv"' /proc/net/ptype | wc -l)
+		[ "$n" = "$2" ] && return 0
+		tries=$((tries + 1))
+		sleep 0.1
+	done
+	bad "$3: $n of mgcap's taps on $1 in /proc/net/ptype, not $2"
+}
+
+# icmp_in FILE: "REQUESTS REPLIES", the ICMP echoes a capture file holds
+icmp_in() {
+	tcpdump -r "$1" -n 2>/dev/null | awk '/ICMP echo request/ { q++ }
+		/ICMP echo reply/ { r++ } END { print q + 0, r + 0 }'
+}
+
+# The tap of sent frames costs every frame the device receives and sends
+# (the stack calls it for each, and clones each sent one for it): it is in
+# place only while a reader takes sent frames (tcpdump's default, -Q
+# inout, or -Q out), once for all of them, and goes with the last of them
+# or with the capture.  On the code before, it was there from the start
+# to the stop, readers or not.
+t_sent_tap_in_place_only_while_a_reader_takes_sent_frames() {
+	setup 1 && two_way_pair || return 1
+	$MGCAP start vB >/dev/null || return 1
+	taps_are vB 0 "a capture without readers" || return 1
+	start_tcpdump in -i mgcap:vB -Q in -s 262144 -w "$TMP/in.pcap" icmp || return 1
+	taps_are vB 0 "a reader of received frames only" || return 1
+	start_tcpdump inout -i mgcap:vB -s 262144 -w "$TMP/inout.pcap" icmp &&
+		start_tcpdump out -i mgcap:vB -Q out -s 262144 -w "$TMP/out.pcap" icmp || return 1
+	taps_are vB 1 "two readers of sent frames" || return 1
+	on_cpu0 busybox ping -c 3 -i 0.2 -w 10 192.0.2.1 >"$TMP/ping" 2>&1 ||
+		{ bad "ping: $(tail -n 2 "$TMP/ping")"; return 1; }
+	wait_drained || return 1
+	stop_tcpdumps inout
+	taps_are vB 1 "one reader of sent frames left" || return 1
+	stop_tcpdumps out
+	taps_are vB 0 "the last reader of sent frames gone" || return 1
+	on_cpu0 busybox ping -c 3 -i 0.2 -w 10 192.0.2.1 >"$TMP/ping" 2>&1 ||
+		{ bad "ping: $(tail -n 2 "$TMP/ping")"; return 1; }
+	wait_drained || return 1
+	stop_tcpdumps in
+	say "requests and replies: -Q inout $(icmp_in "$TMP/inout.pcap"), -Q out" \
+		"$(icmp_in "$TMP/out.pcap"), -Q in (both pings) $(icmp_in "$TMP/in.pcap")"
+	[ "$(icmp_in "$TMP/inout.pcap")" = "3 3" ] && [ "$(icmp_in "$TMP/out.pcap")" = "3 0" ] &&
+		[ "$(icmp_in "$TMP/in.pcap")" = "0 6" ] || bad "the echoes above: 3 3, 3 0 and 0 6"
+
+	# the capture stops under a reader of sent frames: the tap goes with it
+	start_tcpdump last -i mgcap:vB -Q out -s 262144 -w "$TMP/last.pcap" icmp || return 1
+	taps_are vB 1 "a reader of sent frames again" || return 1
+	$MGCAP stop vB >/dev/null || return 1
+	taps_are vB 0 "the capture stopped under a reader of sent frames"
+	# (the reader learns of the stop, and ends)
+	wait_end last >/dev/null
+	grep -q "detached\|stopped" "$TMP/last" || bad "tcpdump at the stop: $(cat "$TMP/last")"
 }
 
 # Argus as users run it on a host, nothing preloaded (as with the
