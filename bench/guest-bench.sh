@@ -401,7 +401,7 @@ CAPACITY_BUFFERS_MB=${MGCAP_BENCH_CAPACITY_BUFFERS:-1 2 8}
 CAPACITY_CONTENDERS=${MGCAP_BENCH_CAPACITY_CONTENDERS:-afpacket afpacket-tmpfs mgcap-merged \
 mgcap-queue0 mgdump}
 # the bisection stops once high / low is at most this (5 %: five probes from
-# a range of 4x)
+# a range of 4x); a burst's, whose probes take a moment, at the frame
 CAPACITY_RESOLUTION=1.05
 
 # capacity_shape NAME: the stream's frame_len, the test NIC's queues and how
@@ -419,6 +419,7 @@ CAPACITY_RESOLUTION=1.05
 # stack and a reader 11,000 to 14,000 instructions, the IMIX's 6,000 to
 # 7,000, seen on 6.1); each cell checks both.
 capacity_shape() {
+	shape_exact=
 	case $1 in
 	one-flow)	# RSS puts one big flow on one queue: the other three are quiet
 		shape_len=1514 shape_queues=4 shape_how=queue0 shape_frames=16500
@@ -431,8 +432,9 @@ capacity_shape() {
 		# of 1/(i+1), queue 0 48 % of four, 30 % of sixteen), sizes mixed
 		shape_len=imix shape_queues=${1%-imix} shape_queues=${shape_queues#zipf} shape_how=zipf
 		shape_frames=66000 shape_low=50000 shape_high=200000 ;;
-	burst)	# line rate, as fast as the generator goes, on one queue
-		shape_len=1514 shape_queues=4 shape_how=burst shape_frames=
+	burst)	# line rate, as fast as the generator goes, on one queue, into a
+		# reader that cannot run meanwhile (probe())
+		shape_len=1514 shape_queues=4 shape_how=burst shape_frames= shape_exact=1
 		shape_low=500 shape_high=32000 ;;
 	*) say "unknown shape $1"; return 1 ;;
 	esac
@@ -499,6 +501,7 @@ reader_start() {
 # reader_stop CONTENDER: stops the reader, once it has had time to drain
 # -> $captured, the frames it says it kept (empty: it said nothing)
 reader_stop() {
+	kill -CONT "$reader"	# (a burst's, stopped meanwhile)
 	sleep $SETTLE
 	kill -INT "$reader"
 	wait "$reader"
@@ -538,6 +541,11 @@ probe() {
 	}
 	which=all
 	[ "$contender" = mgcap-queue0 ] && which=queue0
+	# A burst comes while its reader cannot run (busy, or on a CPU the burst
+	# outruns): what the reader's buffer holds is kept.  Read as it comes,
+	# every burst would be kept: on one vCPU the reader runs between the
+	# generator's polls, and takes a frame for a tenth of what making it costs.
+	[ "$shape_how" = burst ] && kill -STOP "$reader"
 	before=$(generated $which)
 	echo "$shape_len" >/sys/class/net/mgt0/mgtestnic/frame_len &&
 		echo "$pace" >/sys/class/net/mgt0/mgtestnic/rate_pps &&
@@ -597,8 +605,11 @@ capacity_cell() {
 	esac
 	# geometric steps: a rate's error is a share of it
 	while [ $status = bounded ] &&
-		awk -v l="$low" -v h="$high" -v r="$CAPACITY_RESOLUTION" 'BEGIN { exit !(h > l * r) }'; do
-		mid=$(awk -v l="$low" -v h="$high" 'BEGIN { printf "%d", sqrt(l * h) }')
+		awk -v l="$low" -v h="$high" -v r="$CAPACITY_RESOLUTION" -v exact="$shape_exact" \
+			'BEGIN { exit !(exact ? h > l + 1 : h > l * r) }'; do
+		# (to the frame: halves, each strictly between the bounds)
+		mid=$(awk -v l="$low" -v h="$high" -v exact="$shape_exact" \
+			'BEGIN { printf "%d", exact ? (l + h) / 2 : sqrt(l * h) }')
 		probe "$1" "$2" "$3" "$mid"
 		case $? in 0) low=$mid ;; 1) high=$mid ;; *) status=failed ;; esac
 	done

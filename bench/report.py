@@ -452,7 +452,7 @@ CAPACITY_SHAPES = {
     "even-imix": "IMIX evenly over four queues",
     "zipf4-imix": "Zipf over four queues, IMIX",
     "zipf16-imix": "Zipf over sixteen queues, IMIX",
-    "burst": "a burst at line rate on queue 0 of four",
+    "burst": "a burst at line rate on queue 0 of four, its reader stalled",
 }
 
 
@@ -841,8 +841,10 @@ def main():
               "frames, every queue paced at queue 0's rate, so the small queues finish first: "
               "the rate is the frames over queue 0's time), IMIX sizes (60, 590, 1514 bytes "
               "7:4:1); IMIX evenly over four queues; a burst on queue 0, the generator as fast "
-              "as it goes, where the figure is the **longest burst kept whole, in frames**, "
-              "bisected on its length. `mgcap:DEV@0` reads queue 0 alone: it is judged on "
+              "as it goes, while the reader is stopped (SIGSTOP: busy, or outrun on another "
+              "CPU; read as it comes on one vCPU, every burst would be kept), where the figure "
+              "is the **longest burst kept whole, in frames**, bisected to the frame: what "
+              "the reader's buffer holds. `mgcap:DEV@0` reads queue 0 alone: it is judged on "
               "queue 0's frames. Each cell's rules: `mgcap:DEV` keeps at least what AF_PACKET "
               "keeps and 0.9 of what `mgcap:DEV@0` keeps; mgdump at least what tcpdump -w "
               "to tmpfs keeps (like for like: both write a file).", ""]
