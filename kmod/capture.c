@@ -337,16 +337,16 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 		}
 	}
 
-	/* from here on, a reader may open a queue and put the tap in place */
+	/* (a reader may open a queue from here on: the tap waits for the start) */
 	err = mgcap_capture_add_queues(cap, extack);
 	if (err)
-		goto err_unhook;
+		goto err_free;
 
 	if (vlan_uses_dev(dev) && mgcap_capture_watch_vlans(cap) && mode == MGCAP_MODE_DROP) {
 		NL_SET_ERR_MSG(extack,
 			       "drop mode would let its VLAN devices' frames through (no netfilter ingress hook)");
 		err = -EOPNOTSUPP;
-		goto err_unhook;
+		goto err_free;
 	}
 	err = netdev_rx_handler_register(dev, mgcap_rx_handler, cap);
 	if (err == -EBUSY) {
@@ -358,6 +358,8 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 		NL_SET_ERR_MSG(extack, "cannot register the receive handler");
 		goto err_unhook;
 	}
+	if (cap->sent_tap)
+		mgcap_sent_tap_run(cap->sent_tap);
 	netdev_hold(dev, &cap->dev_tracker, GFP_KERNEL);
 	list_add_tail(&cap->list, &mgcap_captures);
 	cap->keep_coalescing = flags & MGCAP_START_KEEP_COALESCING;
@@ -371,11 +373,10 @@ int mgcap_capture_start(struct net_device *dev, u64 ring_size, u32 snaplen,
 	return 0;
 
 err_unhook:
-	if (cap->vlan_hooked)
+	if (cap->vlan_hooked) {
 		mgcap_vlan_hook_unregister(cap);
-	if (cap->sent_tap)
-		mgcap_sent_tap_stop(cap->sent_tap);
-	synchronize_net();	/* a hook or the tap may still run with @cap */
+		synchronize_net();	/* a hook may still run with @cap */
+	}
 err_free:
 	mgcap_capture_free_queues(cap);
 	return err;

@@ -150,17 +150,19 @@ struct mgcap_autostop {
 };
 
 /*
- * The tap of a capture's sent frames (tap.c): registered while @readers,
- * the readers whose rings take sent frames, is not 0, until the capture
- * stops.  The capture's reference, and one of each of its queues.
+ * The tap of a capture's sent frames (tap.c): registered while the capture
+ * runs and @readers, the readers whose rings take sent frames, is not 0.
+ * The capture's reference, and one of each of its queues.
  */
 struct mgcap_sent_tap {
 	struct kref ref;
-	struct mutex lock;		/* @readers, @stopped, the registration */
+	struct mutex lock;		/* all below but @pt's function and @cap */
 	u32 readers;
-	bool stopped;
+	bool running;			/* from the start's end to the stop */
+	bool registered;
+	unsigned long removed;		/* the RCU state at its last removal */
 	struct packet_type pt;		/* the capture's function, for its device */
-	struct mgcap_capture *cap;	/* while it is registered */
+	struct mgcap_capture *cap;	/* until the capture stops (never used after) */
 };
 
 /* A captured net device: its queues and how packets go on after capture. */
@@ -212,6 +214,7 @@ void mgcap_sent_tap_get(struct mgcap_sent_tap *tap);
 void mgcap_sent_tap_put(struct mgcap_sent_tap *tap);
 void mgcap_sent_tap_set_directions(struct mgcap_sent_tap *tap, struct mgcap_ring *ring,
 				   u32 directions);
+void mgcap_sent_tap_run(struct mgcap_sent_tap *tap);
 void mgcap_sent_tap_stop(struct mgcap_sent_tap *tap);
 
 /* ring.c */

@@ -176,7 +176,7 @@ void mgcap_reader_close(struct mgcap_ring *mine)
 	struct mgcap_autostop *as = q->autostop;
 	bool first = mine == &q->ring;
 
-	/* (the tap may go: it waits for a grace period, outside readers_lock) */
+	/* it leaves the count of the tap's readers (tap.c) */
 	mgcap_sent_tap_set_directions(q->sent_tap, mine, MGCAP_DIR_RECEIVED);
 	mutex_lock(&q->readers_lock);
 	if (first) {

@@ -9,14 +9,16 @@
  * tap is registered while at least one reader's ring takes sent frames
  * (MGCAP_DIR_SENT), and removed when the last such reader asks for
  * received frames only or closes.  Every change of a ring's directions
- * goes through here, so the count of readers taking sent frames cannot
- * drift from the rings' own settings.
+ * goes through here (the reset at a close finds the ring's received only
+ * already), so the count of readers taking sent frames cannot drift from
+ * the rings' own settings.
  *
  * The capture makes the tap (capture.c: its function) and holds a
  * reference until its stop, each of its queues one until the queue goes:
  * a reader may close, and so leave the count, long after the stop.
  */
 #include <linux/netdevice.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 
 #include "mgcap.h"
@@ -32,6 +34,7 @@ struct mgcap_sent_tap *mgcap_sent_tap_create(struct mgcap_capture *cap,
 	kref_init(&tap->ref);
 	mutex_init(&tap->lock);
 	tap->cap = cap;
+	tap->removed = get_completed_synchronize_rcu();	/* (never was) */
 	tap->pt = *template;
 	tap->pt.dev = cap->dev;
 	return tap;
@@ -57,20 +60,25 @@ void mgcap_sent_tap_put(struct mgcap_sent_tap *tap)
 }
 
 /*
- * Under tap->lock: one reader more (+1) or fewer (-1) takes sent frames.
- * The removal waits for a grace period: a tap added again at once would be
- * met by a walk of the device's taps still standing on its old place.
+ * Under tap->lock: the tap registered if a reader takes sent frames while
+ * the capture runs, else not.  A removal does not wait for the walks of
+ * the device's taps that may still stand on it (a reader leaves at once,
+ * and cannot make the kernel wait for grace periods by toggling); adding
+ * it back does, for the one since its last removal, if that has not passed.
  */
-static void mgcap_sent_tap_count(struct mgcap_sent_tap *tap, int change)
+static void mgcap_sent_tap_update(struct mgcap_sent_tap *tap)
 {
+	bool wanted = tap->readers && tap->running;
+
 	lockdep_assert_held(&tap->lock);
-	tap->readers += change;
-	if (tap->stopped)
-		return;
-	if (change > 0 && tap->readers == 1)
+	if (wanted && !tap->registered) {
+		cond_synchronize_rcu(tap->removed);
 		dev_add_pack(&tap->pt);
-	else if (change < 0 && tap->readers == 0)
-		dev_remove_pack(&tap->pt);
+	} else if (!wanted && tap->registered) {
+		__dev_remove_pack(&tap->pt);
+		tap->removed = get_state_synchronize_rcu();
+	}
+	tap->registered = wanted;
 }
 
 /*
@@ -80,7 +88,7 @@ static void mgcap_sent_tap_count(struct mgcap_sent_tap *tap, int change)
 void mgcap_sent_tap_set_directions(struct mgcap_sent_tap *tap, struct mgcap_ring *ring,
 				   u32 directions)
 {
-	bool took, takes = directions & MGCAP_DIR_SENT;
+	bool took;
 
 	if (!tap) {
 		WRITE_ONCE(ring->directions, directions);
@@ -89,8 +97,22 @@ void mgcap_sent_tap_set_directions(struct mgcap_sent_tap *tap, struct mgcap_ring
 	mutex_lock(&tap->lock);
 	took = ring->directions & MGCAP_DIR_SENT;
 	WRITE_ONCE(ring->directions, directions);
-	if (took != takes)
-		mgcap_sent_tap_count(tap, takes ? 1 : -1);
+	if (took != !!(directions & MGCAP_DIR_SENT)) {
+		tap->readers += took ? -1 : 1;
+		mgcap_sent_tap_update(tap);
+	}
+	mutex_unlock(&tap->lock);
+}
+
+/*
+ * The capture runs (its queues are all there): the tap may be in place
+ * from now on.  Before, a reader that opened a queue's node only counts.
+ */
+void mgcap_sent_tap_run(struct mgcap_sent_tap *tap)
+{
+	mutex_lock(&tap->lock);
+	tap->running = true;
+	mgcap_sent_tap_update(tap);
 	mutex_unlock(&tap->lock);
 }
 
@@ -101,8 +123,7 @@ void mgcap_sent_tap_set_directions(struct mgcap_sent_tap *tap, struct mgcap_ring
 void mgcap_sent_tap_stop(struct mgcap_sent_tap *tap)
 {
 	mutex_lock(&tap->lock);
-	if (tap->readers && !tap->stopped)
-		__dev_remove_pack(&tap->pt);
-	tap->stopped = true;
+	tap->running = false;
+	mgcap_sent_tap_update(tap);
 	mutex_unlock(&tap->lock);
 }
