@@ -13,8 +13,9 @@ int mgcap_order_init(struct mgcap_order *o, size_t n, uint64_t hold_ns, uint64_t
 	o->idle_lag_ns = idle_lag_ns;
 	o->look = look;
 	o->arg = arg;
-	for (o->leaves = 1; o->leaves < n; o->leaves *= 2)
-		;
+	for (o->leaves = 1, o->shift = 0; o->leaves < n; o->leaves *= 2)
+		o->shift++;
+	o->saturated = ((~(mgcap_order_rank)0 >> o->shift) - 1) << o->shift;
 	/* n + 1: never calloc(0), which may return NULL */
 	o->src = calloc(n + 1, sizeof(*o->src));
 	o->tree = calloc(2 * o->leaves, sizeof(*o->tree));
@@ -35,13 +36,9 @@ int mgcap_order_init(struct mgcap_order *o, size_t n, uint64_t hold_ns, uint64_t
 		o->src[i].quiet_from = MGCAP_ORDER_PENDING;
 		o->src[i].idle_from = 0;
 	}
-	for (i = 0; i < o->leaves; i++)
-		o->tree[o->leaves + i] = mgcap_order_rank_of(MGCAP_ORDER_NONE, i);
-	for (i = o->leaves - 1; i > 0; i--)
-		o->tree[i] = o->tree[2 * i];	/* ties: the lower source */
-	o->best = mgcap_order_rank_src(o->tree[1]);
+	o->base = 0;
+	mgcap_order_rebuild(o);
 	o->best_stale = 0;
-	o->run = 0;
 	o->look_empty = 1;
 	/* no key is clear of the empty sources until they were asked */
 	o->clear_from = o->clear_to = MGCAP_ORDER_NONE;
@@ -60,6 +57,78 @@ void mgcap_order_free(struct mgcap_order *o)
 	o->empty_n = 0;
 }
 
+static mgcap_order_rank none_rank(const struct mgcap_order *o, size_t i)
+{
+	return ~(mgcap_order_rank)0 << o->shift | i;
+}
+
+void mgcap_order_rebuild(struct mgcap_order *o)
+{
+	/* the winners of the nodes of a level, left to right, over the leaves' ranks */
+	mgcap_order_rank *won = o->tree + o->leaves;
+	uint64_t base = MGCAP_ORDER_NONE;
+	size_t i, h;
+
+	for (i = 0; i < o->n; i++)
+		base = o->src[i].key < base ? o->src[i].key : base;
+	o->base = base == MGCAP_ORDER_NONE ? o->base : base;
+	o->span = o->saturated >> o->shift;
+	if (o->span > MGCAP_ORDER_NONE - o->base)
+		o->span = MGCAP_ORDER_NONE - o->base;
+	o->fit_end = o->base + o->span;
+	for (i = 0; i < o->leaves; i++)
+		if (i >= o->n || o->src[i].key == MGCAP_ORDER_NONE ||
+		    !mgcap_order_rank_of(o, o->src[i].key, i, &won[i]))
+			won[i] = none_rank(o, i);
+	/* nodes h to 2h - 1, their children's winners at won[0] to won[2h - 1] */
+	for (h = o->leaves / 2; h; h /= 2)
+		for (i = 0; i < h; i++) {
+			mgcap_order_rank l = won[2 * i], r = won[2 * i + 1];
+
+			o->tree[h + i] = l > r ? l : r;
+			won[i] = l < r ? l : r;
+		}
+	o->winner = won[0];
+	o->best = mgcap_order_rank_src(o, o->winner);
+	o->run = 0;
+}
+
+/*
+ * Source @i, any of them, shows @key now.  Its path's matches are played
+ * again, with the winner of each sibling subtree: the rank that lost the
+ * match, or the one that went on (where @i's side lost), found from the
+ * top.  Out of line: an empty source's first record, once a batch.
+ */
+static void set_rank(struct mgcap_order *o, size_t i, uint64_t key)
+{
+	mgcap_order_rank sibling[sizeof(size_t) * 8 + 1], on_path = o->winner, rank;
+	size_t leaf = o->leaves + i;
+	unsigned k;
+
+	if (!mgcap_order_rank_of(o, key, i, &rank)) {
+		mgcap_order_rebuild(o);
+		return;
+	}
+	for (k = o->shift; k > 0; k--) {
+		mgcap_order_rank lost = o->tree[leaf >> k];
+
+		/* the winner on @i's side goes down the path, the other is the sibling's */
+		if ((o->leaves + mgcap_order_rank_src(o, lost)) >> (k - 1) == leaf >> (k - 1)) {
+			sibling[k] = on_path;
+			on_path = lost;
+		} else {
+			sibling[k] = lost;
+		}
+	}
+	for (k = 1; k <= o->shift; k++) {
+		o->tree[leaf >> k] = sibling[k] > rank ? sibling[k] : rank;
+		rank = sibling[k] < rank ? sibling[k] : rank;
+	}
+	o->winner = rank;
+	o->best = mgcap_order_rank_src(o, rank);
+	o->run = 0;
+}
+
 long mgcap_order_next(struct mgcap_order *o, uint64_t now_ns, uint64_t *wait_ns)
 {
 	return mgcap_order_next_with(o, now_ns, wait_ns, o->look);
@@ -72,7 +141,7 @@ void mgcap_order_look_at_empty(struct mgcap_order *o, uint64_t now_ns)
 	o->look_empty = 0;
 	if (!o->empty_n)
 		return;
-	/* the tree must hold every record's key before other sources play */
+	/* the winner's rank must be its record's before other sources play */
 	mgcap_order_end_run(o);
 	while (i < o->empty_n) {
 		size_t e = o->empty[i];
@@ -88,7 +157,7 @@ void mgcap_order_look_at_empty(struct mgcap_order *o, uint64_t now_ns)
 		o->empty[i] = o->empty[--o->empty_n];
 		if (s->quiet_from == MGCAP_ORDER_PENDING)
 			o->unstarted--;
-		mgcap_order_replay(o, e, key);
+		set_rank(o, e, key);
 	}
 }
 

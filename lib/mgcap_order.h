@@ -25,9 +25,12 @@
  *   showed nothing is looked at again at the next batch, not for every
  *   record: a batch sees what the empty sources held when it began, as an
  *   AF_PACKET reader sees a block.
- * - The sources with a record play a tournament (a winner tree): the next
- *   record of the source handed out finds its place in one match a level,
- *   log2 of the sources.
+ * - The sources with a record play a tournament (a loser tree: each match
+ *   keeps the one that lost it, so the next record of the source handed out
+ *   plays one match a level, log2 of the sources, against what it meets on
+ *   its own path, no sibling to look up).  A record's place is one 64-bit
+ *   number, its key from a base with the source in the low bits: a match is
+ *   one comparison, ties by source included.
  * - A source that won again takes the records after it without a match
  *   while they are older than every other source's (a run: one busy queue
  *   beside quiet ones costs one comparison a record).
@@ -66,20 +69,14 @@ typedef int (*mgcap_order_look_fn)(void *arg, size_t src, uint64_t now_ns, uint6
 #define MGCAP_ORDER_IDLE_LAG_NS	10000000ULL
 
 /*
- * A record's place in the order, key then source, as one number: one
- * comparison orders two records, ties by source included.
+ * A record's place in the order, key then source, as one number: (key -
+ * base) << shift | source, shift the bits of the sources.  Keys from base
+ * to base + the span fit; one past them takes the span's last place (a rank
+ * newer than every key that fits, tied with the others past it by source:
+ * saturated), and one below base moves the base (mgcap_order_rebuild()).
+ * The rank of a source with no record is newer than all: every high bit set.
  */
-__extension__ typedef unsigned __int128 mgcap_order_rank;
-
-static inline mgcap_order_rank mgcap_order_rank_of(uint64_t key, size_t src)
-{
-	return (mgcap_order_rank)key << 64 | src;
-}
-
-static inline size_t mgcap_order_rank_src(mgcap_order_rank rank)
-{
-	return (size_t)(uint64_t)rank;
-}
+typedef uint64_t mgcap_order_rank;
 
 struct mgcap_order {
 	size_t n;
@@ -107,22 +104,36 @@ struct mgcap_order {
 		uint64_t idle_from;
 	} *src;
 	/*
-	 * The tournament: tree[leaves + i] is source i's record (key
-	 * MGCAP_ORDER_NONE while it shows none, as are the leaves past n);
-	 * every node below leaves the older of its two children; tree[1] the
-	 * oldest record of all.
+	 * The tournament: source i's record is leaf leaves + i (ranked
+	 * none while it shows none, as are the leaves past n); every node
+	 * below leaves, tree[1] to tree[leaves - 1], holds the rank that lost
+	 * its match, the newer of the winners of its two subtrees, and
+	 * @winner the oldest rank of all.  tree[leaves] on is room for
+	 * mgcap_order_rebuild().
 	 */
 	mgcap_order_rank *tree;
+	mgcap_order_rank winner;
 	size_t leaves;			/* n, rounded up to a power of two */
+	unsigned shift;			/* log2 of leaves */
+	uint64_t base;			/* the key ranked 0 */
+	/* ranks from this one on are saturated or none: the winner's key asks src */
+	mgcap_order_rank saturated;
+	/*
+	 * Keys from base that fit: saturated >> shift, or up to the largest
+	 * key (so that no key below base wraps into the span), fit_end on.
+	 */
+	uint64_t span, fit_end;
 	size_t best;			/* the source handed out last, or to go next */
 	int best_stale;			/* best was handed out: look at it again */
 	/*
-	 * A run: every other source's record is newer than @second, and once
-	 * it went on without a match, best's path in the tree holds an older
-	 * record of it (mgcap_order_end_run() puts it right).
+	 * A run: every other source's record is newer than @second, the
+	 * oldest that best's record beat on its way up, so a newer record of
+	 * best goes without a match while its key is below base + @run_span
+	 * (and @winner holds the rank of its first: mgcap_order_end_run()).
 	 */
 	int run;
 	mgcap_order_rank second;
+	uint64_t run_span;
 	int look_empty;			/* look at the empty sources at the next call */
 	size_t *empty, empty_n;
 	size_t unstarted;		/* empty sources whose quiet time has not started */
@@ -168,41 +179,71 @@ void mgcap_order_look_at_empty(struct mgcap_order *o, uint64_t now_ns);
 uint64_t mgcap_order_hold_left_slow(struct mgcap_order *o, uint64_t key, uint64_t now_ns,
 				    uint64_t waited);
 
+/*
+ * Every source's record played again from src[].key, from a base that is
+ * the oldest of them: where a key fell below the base, or the winner is
+ * saturated.  Out of line: a clock that stepped, not a record's cost.
+ */
+void mgcap_order_rebuild(struct mgcap_order *o);
+
 /* --- the core, in line where the look is known ------------------------------ */
 
+static inline size_t mgcap_order_rank_src(const struct mgcap_order *o, mgcap_order_rank rank)
+{
+	return (size_t)(rank & (((mgcap_order_rank)1 << o->shift) - 1));
+}
+
+/* The rank of @key of source @i, which fits (or saturates): 0 where it is below the base. */
+static inline int mgcap_order_rank_of(const struct mgcap_order *o, uint64_t key, size_t i,
+				      mgcap_order_rank *rank)
+{
+	uint64_t from_base = key - o->base;
+
+	if (from_base < o->span) {
+		*rank = from_base << o->shift | i;
+		return 1;
+	}
+	*rank = o->saturated | i;
+	return key >= o->base;
+}
+
 /*
- * Source @i shows @key now: its matches up the tree are played again, one
+ * Source @i shows @rank now: its matches up the tree are played again, one
  * a level, and the winner goes next.  Where @i wins again, every other
  * source's record is newer than the oldest it met: a run begins.
  */
-static inline void mgcap_order_replay(struct mgcap_order *o, size_t i, uint64_t key)
+static inline void mgcap_order_replay(struct mgcap_order *o, size_t i, mgcap_order_rank rank)
 {
-	mgcap_order_rank *tree = o->tree, rank = mgcap_order_rank_of(key, i);
-	size_t at = o->leaves + i;
+	mgcap_order_rank *tree = o->tree;
+	size_t at;
 
-	tree[at] = rank;
-	for (; at > 1; at >>= 1) {
-		mgcap_order_rank other = tree[at ^ 1];
+	for (at = (o->leaves + i) >> 1; at; at >>= 1) {
+		mgcap_order_rank lost = tree[at];
 
-		rank = other < rank ? other : rank;
-		tree[at >> 1] = rank;
+		/* the newer stays, the older goes on up */
+		tree[at] = lost > rank ? lost : rank;
+		rank = lost < rank ? lost : rank;
 	}
-	o->best = mgcap_order_rank_src(rank);
+	o->winner = rank;
+	o->best = mgcap_order_rank_src(o, rank);
 	o->run = 0;
-	if (o->best != i || key == MGCAP_ORDER_NONE)
+	if (o->best != i || rank >= o->saturated)
 		return;
-	/* the next oldest is one @i met on its way up */
+	/* the next oldest is one @i beat on its way up */
 	o->second = ~(mgcap_order_rank)0;
-	for (at = o->leaves + i; at > 1; at >>= 1)
-		o->second = tree[at ^ 1] < o->second ? tree[at ^ 1] : o->second;
+	for (at = (o->leaves + i) >> 1; at; at >>= 1)
+		o->second = tree[at] < o->second ? tree[at] : o->second;
+	/* (a tie goes to the lower source; saturated or none: every key that fits is older) */
+	o->run_span = o->second < o->saturated ?
+		      (o->second >> o->shift) + (i < mgcap_order_rank_src(o, o->second)) : o->span;
 	o->run = 1;
 }
 
-/* Ends a run: the tree holds the key of its source's record again. */
+/* Ends a run: @winner holds the rank of its source's record again. */
 static inline void mgcap_order_end_run(struct mgcap_order *o)
 {
 	if (o->run)
-		mgcap_order_replay(o, o->best, o->src[o->best].key);
+		mgcap_order_rank_of(o, o->src[o->best].key, o->best, &o->winner);
 }
 
 /* The source handed out last: its next record, or it goes empty. */
@@ -215,15 +256,21 @@ void mgcap_order_look_again(struct mgcap_order *o, uint64_t now_ns, mgcap_order_
 
 	o->best_stale = 0;
 	if (look(o->arg, i, now_ns, &key, &s->visible_at)) {
+		mgcap_order_rank rank;
+
 		key -= key == MGCAP_ORDER_NONE;
 		s->key = key;
-		if (o->run && mgcap_order_rank_of(key, i) < o->second)
+		if (o->run && key - o->base < o->run_span)
 			return;		/* still the oldest: the run goes on */
-		mgcap_order_replay(o, i, key);
+		if (!mgcap_order_rank_of(o, key, i, &rank)) {
+			mgcap_order_rebuild(o);
+			return;
+		}
+		mgcap_order_replay(o, i, rank);
 		return;
 	}
 	s->key = MGCAP_ORDER_NONE;
-	mgcap_order_replay(o, i, MGCAP_ORDER_NONE);
+	mgcap_order_replay(o, i, ~(mgcap_order_rank)0 << o->shift | i);
 	o->empty[o->empty_n++] = i;
 	o->unstarted++;
 	s->quiet_from = MGCAP_ORDER_PENDING;
@@ -264,10 +311,15 @@ long mgcap_order_next_with(struct mgcap_order *o, uint64_t now_ns, uint64_t *wai
 	if (o->look_empty)
 		mgcap_order_look_at_empty(o, now_ns);
 	*wait_ns = 0;
+	/* (in a run, the rank of its first record: no older, never none) */
+	if (o->winner >= o->saturated) {
+		/* every source empty, or the oldest past the span: ranked from it */
+		if (o->winner >> o->shift == ~(mgcap_order_rank)0 >> o->shift)
+			return -1;
+		mgcap_order_rebuild(o);
+	}
 	best = &o->src[o->best];
 	key = best->key;
-	if (key == MGCAP_ORDER_NONE)
-		return -1;
 	*wait_ns = mgcap_order_hold_left(o, key, now_ns, now_ns - best->visible_at);
 	if (*wait_ns)
 		return -1;
@@ -290,17 +342,14 @@ long mgcap_order_next_with(struct mgcap_order *o, uint64_t now_ns, uint64_t *wai
 static inline int mgcap_order_run_bounds(const struct mgcap_order *o, size_t i,
 					 uint64_t visible_at, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t second_key = (uint64_t)(o->second >> 64);
-
 	/*
 	 * (no empty source's quiet time is still to start: the record just
 	 * handed out started them, or found none)
 	 */
 	if (!o->run)
 		return 0;
-	/* (a tie goes to the lower source) */
-	*hi = second_key == MGCAP_ORDER_NONE ? second_key :
-	      second_key + (i < mgcap_order_rank_src(o->second));
+	(void)i;	/* (its tie with second: in run_span) */
+	*hi = o->second < o->saturated ? o->base + o->run_span : o->fit_end;
 	*lo = o->newest_out;
 	if (!o->rush && visible_at > o->clear_visible) {
 		if (o->clear_from == MGCAP_ORDER_NONE)

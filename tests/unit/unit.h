@@ -11,6 +11,7 @@ void register_show_tests(void);
 void register_frame_tests(void);
 void register_peek_tests(void);
 void register_merge_tests(void);
+void register_order_tests(void);
 void register_source_tests(void);
 void register_pcapng_tests(void);
 void register_blockring_tests(void);

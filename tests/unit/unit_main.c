@@ -25,6 +25,7 @@ int main(void)
 	register_frame_tests();
 	register_peek_tests();
 	register_merge_tests();
+	register_order_tests();
 	register_source_tests();
 	register_pcapng_tests();
 	register_blockring_tests();
