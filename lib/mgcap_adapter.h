@@ -109,8 +109,10 @@ void mgcap_adapter_describe(const struct mgcap_adapter *a, char *buf, size_t len
 /*
  *   int pcap_mgcap_direction(pcap_t *p)
  * returns the direction of the packet @p last handed to a callback (or
- * returned by pcap_next_ex()): PCAP_D_IN, received, or PCAP_D_OUT, sent
- * by the device (MGCAP_REC_F_SENT); -1 when @p is not an mgcap source.
+ * returned by pcap_next_ex()), while its data is valid (in the callback;
+ * until the next call of pcap_next_ex()): PCAP_D_IN, received, or
+ * PCAP_D_OUT, sent by the device (MGCAP_REC_F_SENT); -1 when @p is not
+ * an mgcap source.
  */
 #define MGCAP_DIRECTION_SYMBOL		"pcap_mgcap_direction"
 

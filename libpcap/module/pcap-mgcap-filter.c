@@ -84,6 +84,17 @@ static int make_direction_programs(pcap_t *p)
  * not keep the previous one either: filtering then happens here only, as
  * pcap-linux does when the socket refuses a filter.
  */
+/*
+ * Whether deliver() judges each record: a filter, or one direction only.
+ * Neither (tcpdump's default) costs the read one test a record.
+ */
+static void judge_each_record(pcap_t *p)
+{
+	struct pcap_mgcap *pm = p->priv;
+
+	pm->judge_each = p->fcode.bf_insns != NULL || pm->dir_mask;
+}
+
 int pcap_mgcap_setfilter(pcap_t *p, struct bpf_program *fp)
 {
 	struct pcap_mgcap *pm = p->priv;
@@ -109,6 +120,7 @@ int pcap_mgcap_setfilter(pcap_t *p, struct bpf_program *fp)
 		pcap_freecode(&p->fcode);
 		kernel = none;
 	}
+	judge_each_record(p);
 	for (i = 0; i < pm->nqueues; i++) {
 		int fd = pm->queues[i].r.fd;
 
@@ -163,6 +175,7 @@ int pcap_mgcap_setdirection(pcap_t *p, pcap_direction_t d)
 	/* the record's sent flag decides, unless both are wanted; it must be set for sent only */
 	pm->dir_mask = wanted == (MGCAP_DIR_RECEIVED | MGCAP_DIR_SENT) ? 0 : MGCAP_REC_F_SENT;
 	pm->dir_xor = wanted == MGCAP_DIR_SENT ? MGCAP_REC_F_SENT : 0;
+	judge_each_record(p);
 	kernel_directions(pm, wanted);
 	p->direction = d;
 	return 0;

@@ -73,7 +73,9 @@ struct pcap_mgcap {
 	 * those whose flags, exclusive-or dir_xor, have no bit of dir_mask
 	 */
 	uint16_t dir_mask, dir_xor;
-	uint16_t handed_flags;	/* of the record last handed out: pcap_mgcap_direction() */
+	int judge_each;		/* a filter or one direction: deliver() looks at each record */
+	/* the record last handed out, in its ring while its callback runs: pcap_mgcap_direction() */
+	const struct mgcap_rec *handed;
 	/* a filter that asks the direction: a program for received, one for sent frames */
 	struct bpf_insn *dir_fcode[2];
 };

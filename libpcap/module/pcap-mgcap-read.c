@@ -109,9 +109,6 @@ int deliver(pcap_t *p, const struct mgcap_rec *rec, uint64_t ns, int nano,
 	struct pcap_pkthdr h;
 	uint32_t frac;
 
-	if ((rec->flags ^ pm->dir_xor) & pm->dir_mask)
-		return 0;
-
 	if (ns - second->start_ns >= 1000000000ULL) {
 		second->sec = ns / 1000000000ULL;
 		second->start_ns = second->sec * 1000000000ULL;
@@ -131,16 +128,18 @@ int deliver(pcap_t *p, const struct mgcap_rec *rec, uint64_t ns, int nano,
 	memcpy(&h.caplen, &rec->caplen, sizeof(h.caplen) + sizeof(h.len));
 	h.ts.tv_sec = (time_t)second->sec;
 	h.ts.tv_usec = (suseconds_t)(nano ? frac : frac / 1000);
-	/* looked up each time: the callback may replace (and free) the filter */
-	filter = p->fcode.bf_insns;
-	if (filter) {
+	/* each time: the callback may set a filter or direction (and free the filter) */
+	if (pm->judge_each) {
+		if ((rec->flags ^ pm->dir_xor) & pm->dir_mask)
+			return 0;
+		filter = p->fcode.bf_insns;
 		/* (one that asks the direction: the program for this record's) */
-		if (pm->dir_fcode[0])
+		if (filter && pm->dir_fcode[0])
 			filter = pm->dir_fcode[!!(rec->flags & MGCAP_REC_F_SENT)];
-		if (!pcap_filter(filter, rec->data, h.len, h.caplen))
+		if (filter && !pcap_filter(filter, rec->data, h.len, h.caplen))
 			return 0;
 	}
-	pm->handed_flags = rec->flags;
+	pm->handed = rec;
 	cb(user, &h, rec->data);
 	return 1;
 }

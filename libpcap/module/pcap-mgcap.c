@@ -252,10 +252,12 @@ PCAP_API_DEF int pcap_mgcap_tstamp_report(pcap_t *p, char *buf, size_t len)
 
 PCAP_API_DEF int pcap_mgcap_direction(pcap_t *p)
 {
+	const struct mgcap_rec *handed;
+
 	if (p->activate_op != pcap_mgcap_activate || !p->activated)
 		return -1;
-	return ((struct pcap_mgcap *)p->priv)->handed_flags & MGCAP_REC_F_SENT ? PCAP_D_OUT :
-										  PCAP_D_IN;
+	handed = ((struct pcap_mgcap *)p->priv)->handed;
+	return handed && handed->flags & MGCAP_REC_F_SENT ? PCAP_D_OUT : PCAP_D_IN;
 }
 
 PCAP_API_DEF int64_t pcap_mgcap_coalesced(pcap_t *p)
