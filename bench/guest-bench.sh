@@ -38,9 +38,9 @@ shift
 ROUNDS=${MGCAP_BENCH_ROUNDS:-3}
 SIZES=${MGCAP_BENCH_SIZES:-64 128 256 1518}
 PKTGEN_CONTENDERS=${MGCAP_BENCH_PKTGEN:-baseline afpacket afpacket-tmpfs netsniff-ng mgcap-ring \
-mgcap-ring-received mgcap-ring2 mgcap-mirror mgcap-mirror-B32 mgcap-drop mgcap-drop-filter mgcap-drop-full mgdump \
+mgcap-ring-sent mgcap-ring2 mgcap-mirror mgcap-mirror-B32 mgcap-drop mgcap-drop-filter mgcap-drop-full mgdump \
 mgdump-drop}
-SEND_CONTENDERS=${MGCAP_BENCH_SEND:-baseline afpacket mgcap-ring mgcap-ring-received mgcap-mirror}
+SEND_CONTENDERS=${MGCAP_BENCH_SEND:-baseline afpacket mgcap-ring-sent mgcap-ring-received mgcap-mirror}
 NIC_CONTENDERS=${MGCAP_BENCH_NIC:-baseline afpacket mgcap-ring mgcap-mirror mgcap-drop mgdump}
 # stamps from the test NIC's PHC, converted to system time (-j adapter)
 ADAPTER_CONTENDERS=${MGCAP_BENCH_ADAPTER:-baseline mgcap-mirror mgdump}
@@ -92,17 +92,21 @@ start_contender() {
 	netsniff-ng)
 		# it has no snaplen: whole frames, to /dev/null like the first tcpdump
 		set -- netsniff-ng --in "$dev" --out /dev/null --ring-size ${BUF_MB}MiB --silent ;;
-	mgcap-ring | mgcap-ring2 | mgcap-ring-received)
-		# the capture path alone: a reader that only consumes records (two
-		# of them: what one more reader costs; received frames only: what
-		# the tap of sent frames costs the received ones)
+	mgcap-ring | mgcap-ring2 | mgcap-ring-sent | mgcap-ring-received)
+		# the capture path alone: a reader that only consumes records, of
+		# the received frames (two of them: what one more reader costs; of
+		# both directions: with the tap of sent frames in place, which
+		# costs the received ones too; in a capture started sent off: none
+		# of the sent frames, at no price)
 		$MGCAP start "$dev" ring-size ${BUF_MB}M snaplen $SNAPLEN \
 			$([ "$1" = mgcap-ring-received ] && echo sent off) >/dev/null || return 1
+		sent=
+		case $1 in mgcap-ring-sent | mgcap-ring-received) sent=--sent ;; esac
 		if [ "$1" = mgcap-ring2 ]; then
 			$WAIT "/dev/mgcap/$dev@0" hup 1000000 >"$OUT/reader2.txt" 2>&1 &
 			readers=2
 		fi
-		set -- $WAIT "/dev/mgcap/$dev@0" hup 1000000 ;;
+		set -- $WAIT $sent "/dev/mgcap/$dev@0" hup 1000000 ;;
 	mgcap-mirror | mgcap-drop)
 		$MGCAP start "$dev" ring-size ${BUF_MB}M mode "${1#mgcap-}" >/dev/null || return 1
 		set -- $RUN tcpdump -i "mgcap:$dev" $TSOPT -n -s $SNAPLEN -Z root -w /dev/null ;;
@@ -151,7 +155,7 @@ reader_count() {
 stop_contender() {	# stop_contender NAME DEV
 	captured=
 	case $1 in
-	mgcap-ring | mgcap-ring2 | mgcap-ring-received)	# the readers leave when the capture ends
+	mgcap-ring | mgcap-ring2 | mgcap-ring-sent | mgcap-ring-received)	# the readers leave when the capture ends
 		$MGCAP stop "$2" >/dev/null
 		wait ;;
 	mgcap-drop-full)
@@ -168,7 +172,7 @@ stop_contender() {	# stop_contender NAME DEV
 		captured=$(reader_count tcpdump) ;;
 	netsniff-ng)
 		captured=$(tr -d '\r' <"$OUT/reader.txt" | sed -n 's/^ *\([0-9]*\) *packets passed filter.*/\1/p') ;;
-	mgcap-ring | mgcap-ring-received)
+	mgcap-ring | mgcap-ring-sent | mgcap-ring-received)
 		captured=$(sed -n 's/^end: \([0-9]*\) records read.*/\1/p' "$OUT/reader.txt") ;;
 	mgcap-ring2)	# counted only when both readers read every record
 		captured=$(sed -n 's/^end: \([0-9]*\) records read.*/\1/p' "$OUT/reader.txt")
@@ -308,7 +312,7 @@ part_guard() {
 	echo "load,size,hwts,contender,round,frames,instructions" >"$OUT/cost.csv"
 	echo "load,size,hwts,contender,offered,captured" >"$OUT/capture.csv"
 	setup_pktgen 64 || return 1
-	for c in baseline mgcap-ring mgcap-ring-received; do
+	for c in baseline mgcap-ring mgcap-ring-sent; do
 		measure pktgen 64 off "$c" || return 1
 	done
 }

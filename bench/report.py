@@ -34,8 +34,10 @@ CONTENDERS = {
     "afpacket-tmpfs": "tcpdump, AF_PACKET, -s 96 -B 32768 -w tmpfs",
     "netsniff-ng": "netsniff-ng, whole frames to /dev/null, 32 MiB ring",
     "mgcap-ring": "mgcap mirror + a reader that only consumes records (the capture path alone)",
+    "mgcap-ring-sent": "mgcap mirror + a reader that only consumes records, of both directions "
+                       "(the tap of sent frames in place)",
     "mgcap-ring-received": "mgcap mirror, `sent off` (no tap of sent frames) + a reader that "
-                           "only consumes records",
+                           "only consumes records, of both directions",
     "mgcap-ring2": "mgcap mirror + two readers that only consume records",
     "mgcap-mirror": "mgcap mirror + stock tcpdump -s 96 -w /dev/null",
     "mgcap-mirror-B32": "mgcap mirror + stock tcpdump -s 96 -B 32768 -w /dev/null",

@@ -10,7 +10,10 @@
  *   mgcap-wait NODE first [TIMEOUT_S]   one poll(): exit 0 if a record woke it
  *
  * It prints "ready" once the queue is open and mapped, so a test can start
- * the traffic or the teardown only then.
+ * the traffic or the teardown only then.  With --sent before NODE it takes
+ * the frames the device sends too (MGCAP_IOC_SET_DIRECTIONS), as libpcap's
+ * readers do by default; else the received ones only, as a reader that
+ * never asks.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -39,8 +42,13 @@ int main(int argc, char **argv)
 	uint64_t want = 0, got = 0, wakeups = 0;
 	const char *what;
 	char err[256];
-	int timeout_s = 30, argi;
+	int timeout_s = 30, argi, sent = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "--sent")) {
+		sent = 1;
+		argv++;
+		argc--;
+	}
 	if (argc < 3)
 		goto usage;
 	what = argv[2];
@@ -59,6 +67,14 @@ int main(int argc, char **argv)
 	if (mgcap_reader_open(&r, argv[1], err, sizeof(err)) < 0) {
 		fprintf(stderr, "mgcap-wait: %s\n", err);
 		return 1;
+	}
+	if (sent) {
+		uint32_t both = MGCAP_DIR_RECEIVED | MGCAP_DIR_SENT;
+
+		if (ioctl(r.fd, MGCAP_IOC_SET_DIRECTIONS, &both) < 0) {
+			perror("mgcap-wait: MGCAP_IOC_SET_DIRECTIONS");
+			return 1;
+		}
 	}
 	if (!strcmp(what, "records")) {
 		/* immediate-mode style wakeups would defeat the point */
@@ -125,6 +141,6 @@ int main(int argc, char **argv)
 		}
 	}
 usage:
-	fprintf(stderr, "usage: mgcap-wait NODE hup|first|records N [TIMEOUT_S]\n");
+	fprintf(stderr, "usage: mgcap-wait [--sent] NODE hup|first|records N [TIMEOUT_S]\n");
 	return 2;
 }
