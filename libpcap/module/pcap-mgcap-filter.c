@@ -74,17 +74,6 @@ static int make_direction_programs(pcap_t *p)
 }
 
 /*
- * The filter runs in the kernel as well, where a frame it rejects costs no
- * ring space and no wakeup.  The copy here stays the final word: records
- * already in a ring were judged by the previous program, and the kernel lets
- * through frames whose VLAN tag it cannot show the program.  A program that
- * keeps every frame (tcpdump installs one when given no expression) is not
- * worth running per frame: it is dropped, as if none had been set.  Where
- * the module cannot take the program (too old, or it refuses it), it must
- * not keep the previous one either: filtering then happens here only, as
- * pcap-linux does when the socket refuses a filter.
- */
-/*
  * Whether deliver() judges each record: a filter, or one direction only.
  * Neither (tcpdump's default) costs the read one test a record.
  */
@@ -95,6 +84,17 @@ static void judge_each_record(pcap_t *p)
 	pm->judge_each = p->fcode.bf_insns != NULL || pm->dir_mask;
 }
 
+/*
+ * The filter runs in the kernel as well, where a frame it rejects costs no
+ * ring space and no wakeup.  The copy here stays the final word: records
+ * already in a ring were judged by the previous program, and the kernel lets
+ * through frames whose VLAN tag it cannot show the program.  A program that
+ * keeps every frame (tcpdump installs one when given no expression) is not
+ * worth running per frame: it is dropped, as if none had been set.  Where
+ * the module cannot take the program (too old, or it refuses it), it must
+ * not keep the previous one either: filtering then happens here only, as
+ * pcap-linux does when the socket refuses a filter.
+ */
 int pcap_mgcap_setfilter(pcap_t *p, struct bpf_program *fp)
 {
 	struct pcap_mgcap *pm = p->priv;
