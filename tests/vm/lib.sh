@@ -222,8 +222,11 @@ frames_pending() {	# frames_pending DEV: what its generators have still to make
 }
 fewer_pending() { [ "$(frames_pending "$1")" -lt "$2" ]; }	# fewer_pending DEV N
 
-wait_readers() {	# wait_readers DEV [N]: until every queue of DEV has N readers (1; 30 s at most)
-	wait_for 30000 "${2:-1} reader(s) on every queue of $1" readers_on "$1" "${2:-1}" ||
+# wait_readers DEV [N]: until every queue of DEV has N readers (1), 90 s at
+# most (mgdump faults its 256 MiB buffer in before it opens a queue: more
+# than 30 s on the debug kernel, emulated)
+wait_readers() {
+	wait_for 90000 "${2:-1} reader(s) on every queue of $1" readers_on "$1" "${2:-1}" ||
 		{ echo "$W_show"; return 1; }
 }
 readers_on() {	# readers_on DEV N: every queue of DEV has N readers or more
