@@ -220,7 +220,7 @@ static inline int mgcap_merge_run_begin(struct mgcap_merge *m, size_t queue,
 	const struct mgcap_merge_queue *q = &m->q[queue];
 	uint64_t lo, hi;
 
-	if (!mgcap_order_run_bounds(&m->order, queue, q->head_seen_at, &lo, &hi))
+	if (!mgcap_order_run_bounds(&m->order, q->head_seen_at, &lo, &hi))
 		return 0;
 	run->queue = queue;
 	run->walk = q->walk;

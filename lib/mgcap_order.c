@@ -57,11 +57,6 @@ void mgcap_order_free(struct mgcap_order *o)
 	o->empty_n = 0;
 }
 
-static mgcap_order_rank none_rank(const struct mgcap_order *o, size_t i)
-{
-	return ~(mgcap_order_rank)0 << o->shift | i;
-}
-
 void mgcap_order_rebuild(struct mgcap_order *o)
 {
 	/* the winners of the nodes of a level, left to right, over the leaves' ranks */
@@ -79,7 +74,7 @@ void mgcap_order_rebuild(struct mgcap_order *o)
 	for (i = 0; i < o->leaves; i++)
 		if (i >= o->n || o->src[i].key == MGCAP_ORDER_NONE ||
 		    !mgcap_order_rank_of(o, o->src[i].key, i, &won[i]))
-			won[i] = none_rank(o, i);
+			won[i] = mgcap_order_rank_none(o, i);
 	/* nodes h to 2h - 1, their children's winners at won[0] to won[2h - 1] */
 	for (h = o->leaves / 2; h; h /= 2)
 		for (i = 0; i < h; i++) {

@@ -193,6 +193,12 @@ static inline size_t mgcap_order_rank_src(const struct mgcap_order *o, mgcap_ord
 	return (size_t)(rank & (((mgcap_order_rank)1 << o->shift) - 1));
 }
 
+/* The rank of source @i while it shows no record: newer than every other (every high bit set). */
+static inline mgcap_order_rank mgcap_order_rank_none(const struct mgcap_order *o, size_t i)
+{
+	return ~(mgcap_order_rank)0 << o->shift | i;
+}
+
 /* The rank of @key of source @i, which fits (or saturates): 0 where it is below the base. */
 static inline int mgcap_order_rank_of(const struct mgcap_order *o, uint64_t key, size_t i,
 				      mgcap_order_rank *rank)
@@ -270,7 +276,7 @@ void mgcap_order_look_again(struct mgcap_order *o, uint64_t now_ns, mgcap_order_
 		return;
 	}
 	s->key = MGCAP_ORDER_NONE;
-	mgcap_order_replay(o, i, ~(mgcap_order_rank)0 << o->shift | i);
+	mgcap_order_replay(o, i, mgcap_order_rank_none(o, i));
 	o->empty[o->empty_n++] = i;
 	o->unstarted++;
 	s->quiet_from = MGCAP_ORDER_PENDING;
@@ -314,7 +320,7 @@ long mgcap_order_next_with(struct mgcap_order *o, uint64_t now_ns, uint64_t *wai
 	/* (in a run, the rank of its first record: no older, never none) */
 	if (o->winner >= o->saturated) {
 		/* every source empty, or the oldest past the span: ranked from it */
-		if (o->winner >> o->shift == ~(mgcap_order_rank)0 >> o->shift)
+		if (o->winner >= mgcap_order_rank_none(o, 0))
 			return -1;
 		mgcap_order_rebuild(o);
 	}
@@ -333,14 +339,14 @@ long mgcap_order_next_with(struct mgcap_order *o, uint64_t now_ns, uint64_t *wai
 }
 
 /*
- * A run: after mgcap_order_next() handed out source @i, its next records
+ * A run: after mgcap_order_next() handed out a record of o->best, its next records
  * (visible since @visible_at) may follow at once, without a match and
  * without asking the empty sources, while their keys are from *@lo to
  * below *@hi: older than every other source's record, no older than the
  * newest handed out, clear of the empty sources' holds.  0: none may.
  */
-static inline int mgcap_order_run_bounds(const struct mgcap_order *o, size_t i,
-					 uint64_t visible_at, uint64_t *lo, uint64_t *hi)
+static inline int mgcap_order_run_bounds(const struct mgcap_order *o, uint64_t visible_at,
+					 uint64_t *lo, uint64_t *hi)
 {
 	/*
 	 * (no empty source's quiet time is still to start: the record just
@@ -348,7 +354,7 @@ static inline int mgcap_order_run_bounds(const struct mgcap_order *o, size_t i,
 	 */
 	if (!o->run)
 		return 0;
-	(void)i;	/* (its tie with second: in run_span) */
+	/* (the tie of best with second: in run_span) */
 	*hi = o->second < o->saturated ? o->base + o->run_span : o->fit_end;
 	*lo = o->newest_out;
 	if (!o->rush && visible_at > o->clear_visible) {
