@@ -423,7 +423,6 @@ CAPACITY_RESOLUTION=1.05
 # stack and a reader 11,000 to 14,000 instructions, the IMIX's 6,000 to
 # 7,000, seen on 6.1); each cell checks both.
 capacity_shape() {
-	shape_exact=
 	case $1 in
 	one-flow)	# RSS puts one big flow on one queue: the other three are quiet
 		shape_len=1514 shape_queues=4 shape_how=queue0 shape_frames=16500
@@ -438,7 +437,7 @@ capacity_shape() {
 		shape_frames=66000 shape_low=50000 shape_high=200000 ;;
 	burst)	# line rate, as fast as the generator goes, on one queue, into a
 		# reader that cannot run meanwhile (probe())
-		shape_len=1514 shape_queues=4 shape_how=burst shape_frames= shape_exact=1
+		shape_len=1514 shape_queues=4 shape_how=burst shape_frames=
 		shape_low=500 shape_high=32000 ;;
 	*) say "unknown shape $1"; return 1 ;;
 	esac
@@ -598,6 +597,7 @@ probe() {
 # load kept whole between the shape's bounds, and how it was found
 capacity_cell() {
 	low=$shape_low high=$shape_high
+	exact=$([ "$shape_how" = burst ] && echo 1)
 	# the bounds first: the high end kept is a capacity beyond the range, the
 	# low end lost one below it; a probe that did not run ends the cell
 	probe "$1" "$2" "$3" "$high"
@@ -609,10 +609,10 @@ capacity_cell() {
 	esac
 	# geometric steps: a rate's error is a share of it
 	while [ $status = bounded ] &&
-		awk -v l="$low" -v h="$high" -v r="$CAPACITY_RESOLUTION" -v exact="$shape_exact" \
+		awk -v l="$low" -v h="$high" -v r="$CAPACITY_RESOLUTION" -v exact="$exact" \
 			'BEGIN { exit !(exact ? h > l + 1 : h > l * r) }'; do
 		# (to the frame: halves, each strictly between the bounds)
-		mid=$(awk -v l="$low" -v h="$high" -v exact="$shape_exact" \
+		mid=$(awk -v l="$low" -v h="$high" -v exact="$exact" \
 			'BEGIN { printf "%d", exact ? (l + h) / 2 : sqrt(l * h) }')
 		probe "$1" "$2" "$3" "$mid"
 		case $? in 0) low=$mid ;; 1) high=$mid ;; *) status=failed ;; esac
