@@ -200,10 +200,33 @@ static long mgcap_ioctl_set_tstamp(struct mgcap_ring *ring, u32 __user *arg)
 
 	if (get_user(source, arg))
 		return -EFAULT;
-	if (source >= __MGCAP_TSTAMP_MAX)
-		return -EINVAL;
-	WRITE_ONCE(ring->tstamp_source, source);
-	return 0;
+	return mgcap_ring_set_tstamp(ring, source);
+}
+
+static long mgcap_ioctl_set_format(struct mgcap_ring *ring, void __user *arg)
+{
+	struct mgcap_format_req req;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	return mgcap_ring_set_format(ring, req.format, req.interface_id);
+}
+
+static long mgcap_ioctl_fill_page(struct mgcap_ring *ring, u64 __user *arg)
+{
+	u64 end;
+	int err = mgcap_ring_fill_page(ring, &end);
+
+	return err ?: put_user(end, arg);
+}
+
+static long mgcap_ioctl_set_tstamp_line(struct mgcap_ring *ring, void __user *arg)
+{
+	struct mgcap_tstamp_line line;
+
+	if (copy_from_user(&line, arg, sizeof(line)))
+		return -EFAULT;
+	return mgcap_ring_set_tstamp_line(ring, &line);
 }
 
 static long mgcap_ioctl_set_directions(struct mgcap_ring *ring, u32 __user *arg)
@@ -249,6 +272,10 @@ static long mgcap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		BUILD_BUG_ON(offsetof(struct mgcap_queue_stats, sent) !=
 			     _IOC_SIZE(MGCAP_IOC_STATS_V2));
 		return mgcap_ioctl_stats(ring, uarg, _IOC_SIZE(MGCAP_IOC_STATS_V2));
+	case MGCAP_IOC_STATS_V3:
+		BUILD_BUG_ON(offsetof(struct mgcap_queue_stats, unconverted) !=
+			     _IOC_SIZE(MGCAP_IOC_STATS_V3));
+		return mgcap_ioctl_stats(ring, uarg, _IOC_SIZE(MGCAP_IOC_STATS_V3));
 	case MGCAP_IOC_SET_SNAPLEN:
 		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
 			return -ENODEV;
@@ -271,6 +298,17 @@ static long mgcap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
 			return -ENODEV;
 		return mgcap_ioctl_set_directions(ring, uarg);
+	case MGCAP_IOC_SET_FORMAT:
+		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
+			return -ENODEV;
+		return mgcap_ioctl_set_format(ring, uarg);
+	case MGCAP_IOC_SET_TSTAMP_LINE:
+		if (mgcap_ring_has_flag(ring, MGCAP_RING_F_DETACHED))
+			return -ENODEV;
+		return mgcap_ioctl_set_tstamp_line(ring, uarg);
+	case MGCAP_IOC_FILL_PAGE:
+		/* (after a stop too: a writer ends its file with what the ring kept) */
+		return mgcap_ioctl_fill_page(ring, uarg);
 	default:
 		return -ENOTTY;
 	}

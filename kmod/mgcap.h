@@ -17,7 +17,8 @@
  *   queue.c     one receive queue: its ring, its readers' list, its lifetime
  *   tap.c       the tap of sent frames, in place while a reader takes them
  *   ring.c      one reader's ring: memory, the producer (hook side),
- *               counters, flags, wakeups
+ *               counters, flags, wakeups, its format
+ *   pcapng.c    a pcapng ring's blocks and its stamp line
  *   filter.c    a reader's classic BPF filter
  *
  * What a lower file must have done by a higher one comes through data it is
@@ -75,6 +76,10 @@ struct mgcap_ring {
 	u32 poll_mark;			/* unread bytes poll calls readable */
 	u32 tstamp_source;		/* enum mgcap_tstamp_source, per reader */
 	u32 directions;			/* MGCAP_DIR_*: the frames it takes, per reader */
+	/* enum mgcap_format, and a pcapng ring's interface and stamp line: under lock */
+	u32 format;
+	u32 interface_id;
+	struct mgcap_tstamp_line line;	/* span_ns 0: none */
 	struct mgcap_filter_prog __rcu *filter;	/* the reader's; NULL: every frame */
 	atomic64_t filtered;		/* frames it rejected; no lock on that path */
 
@@ -85,6 +90,7 @@ struct mgcap_ring {
 	u64 high_water;
 	u64 coalesced;			/* received records of several wire frames */
 	u64 sent;			/* records of frames the device sent */
+	u64 unconverted;		/* NIC stamps its line did not cover */
 
 	u32 flags;			/* MGCAP_RING_F_*, the kernel's copy: under lock */
 	bool reader_waiting;		/* set under lock by poll, cleared by whoever wakes */
@@ -233,6 +239,18 @@ void mgcap_ring_reset_reader_settings(struct mgcap_ring *ring);
 bool mgcap_ring_poll_readable(struct mgcap_ring *ring);
 bool mgcap_ring_has_flag(const struct mgcap_ring *ring, u32 flag);
 void mgcap_ring_reader_gone(struct mgcap_ring *ring);
+int mgcap_ring_set_format(struct mgcap_ring *ring, u32 format, u32 interface_id);
+int mgcap_ring_set_tstamp(struct mgcap_ring *ring, u32 source);
+int mgcap_ring_set_tstamp_line(struct mgcap_ring *ring, const struct mgcap_tstamp_line *line);
+int mgcap_ring_fill_page(struct mgcap_ring *ring, u64 *end);
+
+/* pcapng.c */
+u64 mgcap_pcapng_skip_before(u64 head, u64 data_size, u32 len);
+void mgcap_pcapng_filler(u8 *at, u32 len);
+void mgcap_pcapng_epb_write(struct mgcap_pcapng_epb *epb, u32 len, u32 interface_id,
+			    u64 tstamp_ns, u32 caplen, u32 wirelen, bool sent);
+bool mgcap_pcapng_line_valid(const struct mgcap_tstamp_line *line);
+bool mgcap_pcapng_line_convert(const struct mgcap_tstamp_line *line, s64 phc, u64 *sys);
 
 /* reader.c */
 extern unsigned int mgcap_max_readers;

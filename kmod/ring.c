@@ -245,6 +245,18 @@ int mgcap_ring_renew_held(struct mgcap_ring *ring)
 }
 
 /*
+ * Under the ring lock: @format from the next page boundary on (see
+ * MGCAP_IOC_SET_FORMAT), nothing unread; the caller writes the control page.
+ */
+static void mgcap_ring_change_format(struct mgcap_ring *ring, u32 format, u32 interface_id)
+{
+	lockdep_assert_held(&ring->lock);
+	ring->format = format;
+	ring->interface_id = interface_id;
+	WRITE_ONCE(ring->head, ALIGN(ring->head, PAGE_SIZE));
+}
+
+/*
  * Every change of the ring's flags goes through here, under the ring lock:
  * the kernel's own copy first, then the one the reader sees (which it may
  * overwrite, so the kernel never reads it back).
@@ -279,8 +291,93 @@ void mgcap_ring_reader_gone(struct mgcap_ring *ring)
 {
 	spin_lock_bh(&ring->lock);
 	mgcap_ring_change_flags(ring, 0, MGCAP_RING_F_BAD_CONSUMER);
+	ring->line.span_ns = 0;
+	if (ring->format != MGCAP_FORMAT_RECORDS)
+		mgcap_ring_change_format(ring, MGCAP_FORMAT_RECORDS, 0);
 	mgcap_ring_write_ctrl(ring);
 	spin_unlock_bh(&ring->lock);
+}
+
+/*
+ * What the ring holds from now on (MGCAP_IOC_SET_FORMAT): 0, or -EINVAL for
+ * a format it does not know, or pcapng blocks for a reader of two stamps.
+ */
+int mgcap_ring_set_format(struct mgcap_ring *ring, u32 format, u32 interface_id)
+{
+	int err = 0;
+
+	if (format >= __MGCAP_FORMAT_MAX)
+		return -EINVAL;
+	spin_lock_bh(&ring->lock);
+	if (format == MGCAP_FORMAT_PCAPNG &&
+	    READ_ONCE(ring->tstamp_source) == MGCAP_TSTAMP_HW_AND_SW) {
+		err = -EINVAL;
+	} else {
+		mgcap_ring_change_format(ring, format, interface_id);
+		mgcap_ring_write_ctrl(ring);
+	}
+	spin_unlock_bh(&ring->lock);
+	return err;
+}
+
+/* MGCAP_IOC_SET_TSTAMP: 0, or -EINVAL (a pcapng ring has room for one stamp). */
+int mgcap_ring_set_tstamp(struct mgcap_ring *ring, u32 source)
+{
+	int err = 0;
+
+	if (source >= __MGCAP_TSTAMP_MAX)
+		return -EINVAL;
+	spin_lock_bh(&ring->lock);
+	if (source == MGCAP_TSTAMP_HW_AND_SW && ring->format == MGCAP_FORMAT_PCAPNG)
+		err = -EINVAL;
+	else
+		WRITE_ONCE(ring->tstamp_source, source);
+	spin_unlock_bh(&ring->lock);
+	return err;
+}
+
+/* MGCAP_IOC_SET_TSTAMP_LINE: 0, or -EINVAL for a line the producer may not convert on. */
+int mgcap_ring_set_tstamp_line(struct mgcap_ring *ring, const struct mgcap_tstamp_line *line)
+{
+	if (!mgcap_pcapng_line_valid(line))
+		return -EINVAL;
+	spin_lock_bh(&ring->lock);
+	ring->line = *line;
+	spin_unlock_bh(&ring->lock);
+	return 0;
+}
+
+/*
+ * MGCAP_IOC_FILL_PAGE: 0 with *@end the page boundary; -EINVAL for a ring
+ * of records, -EAGAIN where the filler finds no room, -EIO where the
+ * reader's index is impossible.
+ */
+int mgcap_ring_fill_page(struct mgcap_ring *ring, u64 *end)
+{
+	u64 data_size = ring->mask + 1, head, used;
+	int err = 0;
+	u32 len;
+
+	spin_lock_bh(&ring->lock);
+	head = ring->head;
+	len = mgcap_pcapng_filler_len(head, PAGE_SIZE);
+	used = head - READ_ONCE(ring->ctrl->consumer);
+	if (ring->format != MGCAP_FORMAT_PCAPNG)
+		err = -EINVAL;
+	else if (used > data_size)
+		err = -EIO;
+	else if (used + len > data_size)
+		err = -EAGAIN;
+	if (!err && len) {
+		mgcap_pcapng_filler(ring->data + (head & ring->mask), len);
+		head += len;
+		/* the filler is complete before the reader can see the new index */
+		smp_store_release(&ring->ctrl->producer, head);
+		WRITE_ONCE(ring->head, head);
+	}
+	*end = head;
+	spin_unlock_bh(&ring->lock);
+	return err;
 }
 
 /* The capture stopped: no producer runs any more (RCU grace period passed). */
@@ -310,6 +407,7 @@ void mgcap_ring_get_stats(struct mgcap_ring *ring, struct mgcap_queue_stats *st)
 	st->high_water = READ_ONCE(ring->high_water);
 	st->coalesced = READ_ONCE(ring->coalesced);
 	st->sent = READ_ONCE(ring->sent);
+	st->unconverted = READ_ONCE(ring->unconverted);
 	/* under the lock: the memory may be renewed (mgcap_ring_renew_held()) */
 	spin_lock_bh(&ring->lock);
 	st->fill = mgcap_ring_fill(ring, ring->head, READ_ONCE(ring->ctrl->consumer));
@@ -448,6 +546,31 @@ static u64 mgcap_kernel_tstamp_ns(void)
 	return ktime_get_real_fast_ns();
 }
 
+/*
+ * A pcapng ring's block of the frame, at @at with its room: the stamp the
+ * file records (the NIC's on the reader's line, where it has a line), the
+ * block around the frame's bytes.  Out of line: records are the common path.
+ */
+static noinline void mgcap_ring_put_epb(struct mgcap_ring *ring, u8 *at, u32 len,
+					const struct sk_buff *skb, u32 mac_len, bool vlan,
+					u32 caplen, u32 wirelen, u16 flags, u64 tstamp_ns)
+{
+	if ((flags & MGCAP_REC_F_HWTSTAMP) && ring->line.span_ns &&
+	    !mgcap_pcapng_line_convert(&ring->line, tstamp_ns, &tstamp_ns)) {
+		tstamp_ns = mgcap_kernel_tstamp_ns();
+		WRITE_ONCE(ring->unconverted, ring->unconverted + 1);
+	}
+	/*
+	 * (MGCAP_TSTAMP_HW_AND_SW's 0 for no NIC stamp: its reader cannot have
+	 * a pcapng ring, but the producer read its source before the lock)
+	 */
+	if (!tstamp_ns)
+		tstamp_ns = mgcap_kernel_tstamp_ns();
+	mgcap_pcapng_epb_write((struct mgcap_pcapng_epb *)at, len, ring->interface_id, tstamp_ns,
+			       caplen, wirelen, flags & MGCAP_REC_F_SENT);
+	mgcap_copy_frame(at + sizeof(struct mgcap_pcapng_epb), skb, mac_len, vlan, caplen);
+}
+
 /* Under RCU: the receive hook or the tap of sent frames, for one reader's ring. */
 void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 {
@@ -462,7 +585,7 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 	ktime_t hwtstamp;
 	u32 caplen, rec_len, source;
 	u16 flags;
-	bool wake = false, arm_timer = false;
+	bool wake = false, arm_timer = false, pcapng;
 
 	if (unlikely(!(READ_ONCE(ring->directions) &
 		       (sent ? MGCAP_DIR_SENT : MGCAP_DIR_RECEIVED))))
@@ -492,7 +615,8 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 	spin_lock(&ring->lock);
 	/* under the lock: no record published after MGCAP_IOC_SET_SNAPLEN is longer */
 	caplen = min(wirelen, ring->snaplen);
-	rec_len = mgcap_rec_len(caplen, flags);
+	pcapng = ring->format == MGCAP_FORMAT_PCAPNG;
+	rec_len = unlikely(pcapng) ? mgcap_pcapng_epb_len(caplen, 1) : mgcap_rec_len(caplen, flags);
 	head = ring->head;
 	/* pairs with the reader's release store: it is done with those bytes */
 	tail = smp_load_acquire(&ring->ctrl->consumer);
@@ -503,10 +627,22 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 		mgcap_ring_change_flags(ring, MGCAP_RING_F_BAD_CONSUMER, 0);
 		goto drop;
 	}
-	skip = mgcap_ring_skip_before(head, data_size, rec_len);
+	if (unlikely(pcapng))
+		skip = mgcap_pcapng_skip_before(head, data_size, rec_len);
+	else
+		skip = mgcap_ring_skip_before(head, data_size, rec_len);
 	if (used + skip + rec_len > data_size)
 		goto drop;
 
+	if (unlikely(pcapng)) {
+		if (skip)
+			mgcap_pcapng_filler(ring->data + (head & ring->mask), skip);
+		head += skip;
+		mgcap_ring_put_epb(ring, ring->data + (head & ring->mask), rec_len, skb, mac_len,
+				   vlan, caplen, wirelen, flags, tstamp_ns);
+		head += rec_len;
+		goto publish;
+	}
 	if (skip >= sizeof(*rec)) {
 		rec = (struct mgcap_rec *)(ring->data + (head & ring->mask));
 		memset(rec, 0, sizeof(*rec));
@@ -534,6 +670,7 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 	mgcap_copy_frame(rec->data, skb, mac_len, vlan, caplen);
 	head += rec_len;
 
+publish:
 	/* the record is complete before the reader can see the new index */
 	smp_store_release(&ring->ctrl->producer, head);
 	WRITE_ONCE(ring->head, head);

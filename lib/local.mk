@@ -7,7 +7,8 @@ LIBMGCAP_SRCS = lib/mgcap_reader.c lib/mgcap_reader.h lib/mgcap_source.c lib/mgc
 	lib/mgcap_nl.c lib/mgcap_nl_reply.c lib/mgcap_nl.h \
 	lib/mgcap_clock.c lib/mgcap_clock.h lib/mgcap_phc.c lib/mgcap_phc.h \
 	lib/mgcap_adapter.c lib/mgcap_adapter.h lib/mgcap_open.c lib/mgcap_open.h \
-	lib/mgcap_netdev.c lib/mgcap_netdev.h lib/mgcap_error.h lib/mgcap_time.h lib/mgcap_order.c lib/mgcap_order.h
+	lib/mgcap_netdev.c lib/mgcap_netdev.h lib/mgcap_error.h lib/mgcap_time.h lib/mgcap_order.c lib/mgcap_order.h \
+	lib/mgcap_pages.c lib/mgcap_pages.h
 noinst_LIBRARIES += lib/libmgcap.a
 lib_libmgcap_a_SOURCES = $(LIBMGCAP_SRCS)
 lib_libmgcap_a_CPPFLAGS = $(LIB_CPPFLAGS)

@@ -5,7 +5,7 @@
 LIBMGCAPFILE_SRCS = lib/capfile/pcapng.c lib/capfile/pcapng.h lib/capfile/capindex.h \
 	lib/capfile/capindex_write.c lib/capfile/capindex_flows.c lib/capfile/capindex_flows.h \
 	lib/capfile/capindex_read.c lib/capfile/flowkey.c lib/capfile/flowkey.h lib/capfile/grown.h
-CAPFILE_CPPFLAGS = -I$(srcdir)/lib/capfile
+CAPFILE_CPPFLAGS = $(UAPI_CPPFLAGS) -I$(srcdir)/lib/capfile
 noinst_LIBRARIES += lib/capfile/libmgcapfile.a
 lib_capfile_libmgcapfile_a_SOURCES = $(LIBMGCAPFILE_SRCS)
 lib_capfile_libmgcapfile_a_CPPFLAGS = $(CAPFILE_CPPFLAGS)

@@ -4,13 +4,13 @@
 
 #include "pcapng.h"
 
-#define OPT_ENDOFOPT		0
+#define OPT_ENDOFOPT		MGCAP_PCAPNG_OPT_ENDOFOPT
 #define OPT_COMMENT		1
 #define OPT_SHB_USERAPPL	4
 #define OPT_IF_NAME		2
 #define OPT_IF_DESCRIPTION	3
 #define OPT_IF_TSRESOL		9
-#define OPT_EPB_FLAGS		2
+#define OPT_EPB_FLAGS		MGCAP_PCAPNG_OPT_EPB_FLAGS
 #define OPT_ISB_STARTTIME	2
 #define OPT_ISB_ENDTIME		3
 #define OPT_ISB_IFRECV		4
@@ -119,6 +119,17 @@ size_t pcapng_idb(uint8_t *buf, size_t cap, uint16_t linktype, uint32_t snaplen,
 		p = put_opt(p, OPT_IF_DESCRIPTION, description, dlen);
 	p = put_opt(p, OPT_IF_TSRESOL, &tsresol, 1);
 	return finish(buf, p, 1);
+}
+
+size_t pcapng_filler(uint8_t *buf, size_t cap, uint32_t len)
+{
+	if (cap < len || len < MGCAP_PCAPNG_BLOCK_MIN || len % 4)
+		return 0;
+	memset(buf, 0, len);
+	put32(buf, MGCAP_PCAPNG_FILLER);
+	put32(buf + 4, len);
+	put32(buf + len - 4, len);
+	return len;
 }
 
 size_t pcapng_epb(uint8_t *buf, size_t cap, uint32_t ifid, uint64_t ts_ns,

@@ -13,10 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+/* the enhanced packet block's layout, which the kernel's pcapng rings write too */
+#include <linux/mgcap.h>
 
 #define PCAPNG_SHB_TYPE		0x0A0D0D0AU
 #define PCAPNG_IDB_TYPE		0x00000001U
-#define PCAPNG_EPB_TYPE		0x00000006U
+#define PCAPNG_EPB_TYPE		MGCAP_PCAPNG_EPB
 #define PCAPNG_ISB_TYPE		0x00000005U
 #define PCAPNG_BYTE_ORDER_MAGIC	0x1A2B3C4DU
 
@@ -49,16 +51,17 @@ size_t pcapng_whole_blocks(const uint8_t *p, size_t len, size_t max, size_t *cou
  * packet's direction.  A block with flags 0 has no such option (the format's
  * 0 there means "not known" anyway).
  */
-#define PCAPNG_EPB_FLAGS_INBOUND	0x1U
-#define PCAPNG_EPB_FLAGS_OUTBOUND	0x2U
+#define PCAPNG_EPB_FLAGS_INBOUND	MGCAP_PCAPNG_EPB_INBOUND
+#define PCAPNG_EPB_FLAGS_OUTBOUND	MGCAP_PCAPNG_EPB_OUTBOUND
+#define PCAPNG_EPB_FLAGS_BYTES		MGCAP_PCAPNG_EPB_FLAGS_BYTES
 
-/* the epb_flags option's bytes in a block: the option, its value, the end of options */
-#define PCAPNG_EPB_FLAGS_BYTES		12
-
-/* Bytes an enhanced packet block of @caplen captured bytes and epb_flags @flags takes. */
+/*
+ * Bytes an enhanced packet block of @caplen captured bytes and epb_flags
+ * @flags takes: mgcap_pcapng_epb_len(), computed wide (no caplen wraps it).
+ */
 static inline size_t pcapng_epb_size(uint32_t caplen, uint32_t flags)
 {
-	return 32 + (((size_t)caplen + 3) & ~(size_t)3) + (flags ? PCAPNG_EPB_FLAGS_BYTES : 0);
+	return mgcap_pcapng_epb_len(0, flags) + (((size_t)caplen + 3) & ~(size_t)3);
 }
 
 /* The time stamp of the enhanced packet block at @p, as pcapng_epb() wrote it. */
@@ -97,7 +100,7 @@ static inline uint32_t pcapng_epb_wirelen(const uint8_t *p)
 	return len;
 }
 
-#define PCAPNG_EPB_DATA		28
+#define PCAPNG_EPB_DATA		sizeof(struct mgcap_pcapng_epb)
 
 /*
  * The epb_flags of the enhanced packet block at @p (its options looked
@@ -107,6 +110,14 @@ static inline uint32_t pcapng_epb_wirelen(const uint8_t *p)
 uint32_t pcapng_epb_flags(const uint8_t *p);
 
 size_t pcapng_shb(uint8_t *buf, size_t cap, const char *user_appl);
+
+/*
+ * A filler block (MGCAP_PCAPNG_FILLER, zeros: pcapng's readers skip it) of
+ * @len bytes, a multiple of 4 and MGCAP_PCAPNG_BLOCK_MIN at least: what a
+ * file written in whole pages holds where its blocks leave a page's end.
+ */
+size_t pcapng_filler(uint8_t *buf, size_t cap, uint32_t len);
+
 
 /* if_name, if_description (NULL: none), if_tsresol = 9 (nanoseconds) */
 size_t pcapng_idb(uint8_t *buf, size_t cap, uint16_t linktype, uint32_t snaplen,

@@ -29,8 +29,10 @@ static int queue_stats_of(pcap_t *p, size_t i, struct mgcap_queue_stats *st)
 
 	if (ioctl(fd, MGCAP_IOC_STATS, st) == 0)
 		return 0;
-	/* a module from before sent frames, or coalesced ones, were counted: none counted */
+	/* a module from before pcapng rings, sent or coalesced frames: none counted */
 	memset(st, 0, sizeof(*st));
+	if (errno == ENOTTY && ioctl(fd, MGCAP_IOC_STATS_V3, st) == 0)
+		return 0;
 	if (errno == ENOTTY && ioctl(fd, MGCAP_IOC_STATS_V2, st) == 0)
 		return 0;
 	if (errno == ENOTTY && ioctl(fd, MGCAP_IOC_STATS_V1, st) == 0)

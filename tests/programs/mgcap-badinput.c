@@ -24,6 +24,7 @@
 #include <netlink/msg.h>
 
 #include "mgcap_nl.h"
+#include "mgcap_pages.h"
 #include "mgcap_reader.h"
 
 static int failures, passes;
@@ -451,6 +452,187 @@ static void chardev_cases(const char *dev)
 	}
 }
 
+/* --- pcapng rings ------------------------------------------------------------ */
+
+/*
+ * The whole blocks at the start of the @len bytes at @p, of the two kinds a
+ * pcapng ring writes, each with its trailing length, the enhanced packet
+ * blocks of interface 7, whole frames: their bytes (*@epbs counted), or -1.
+ */
+static long pcapng_blocks(const uint8_t *p, uint64_t len, long *epbs)
+{
+	uint64_t at = 0;
+
+	while (len - at >= 8) {
+		struct mgcap_pcapng_epb epb;
+		uint32_t trailer;
+
+		memcpy(&epb, p + at, 8);
+		if (epb.total_len < MGCAP_PCAPNG_BLOCK_MIN || epb.total_len % 4)
+			return -1;
+		if (epb.total_len > len - at)
+			break;	/* its end comes with the next pages */
+		memcpy(&trailer, p + at + epb.total_len - 4, 4);
+		if (trailer != epb.total_len)
+			return -1;
+		if (epb.type == MGCAP_PCAPNG_EPB) {
+			memcpy(&epb, p + at, sizeof(epb));
+			if (epb.interface_id != 7 || epb.caplen != epb.wirelen ||
+			    epb.total_len != mgcap_pcapng_epb_len(epb.caplen, 1))
+				return -1;
+			(*epbs)++;
+		} else if (epb.type != MGCAP_PCAPNG_FILLER) {
+			return -1;
+		}
+		at += epb.total_len;
+	}
+	return (long)at;
+}
+
+/*
+ * The pages the ring handed out since the last look, given back, their
+ * blocks checked as a file would hold them (pages after pages, a block's
+ * end in the next ones): the enhanced packet blocks' count, or -1.
+ */
+static long pcapng_take(struct mgcap_pages *pg, uint64_t end)
+{
+	static uint8_t file[1 << 18];
+	static size_t held;	/* the start of a block that ends in pages still to come */
+	const uint8_t *first;
+	uint64_t n;
+	long epbs = 0, whole;
+
+	while ((n = mgcap_pages_next(pg, end, &first)) > 0) {
+		if (n > sizeof(file) - held)
+			return -1;
+		memcpy(file + held, first, n);
+		held += n;
+		whole = pcapng_blocks(file, held, &epbs);
+		if (whole < 0 || mgcap_pages_done(pg, n))
+			return -1;
+		memmove(file, file + whole, held - (size_t)whole);
+		held -= (size_t)whole;
+	}
+	return epbs;
+}
+
+/*
+ * A ring of pcapng blocks (MGCAP_IOC_SET_FORMAT): what it refuses, the
+ * blocks it writes as the ring wraps (a 64 KiB ring), the page it fills on
+ * request, and the records format again for the next reader.  The first
+ * reader of the queue (nobody else has it open).
+ */
+static void pcapng_ring_cases(const char *dev)
+{
+	struct mgcap_format_req bad = { __MGCAP_FORMAT_MAX, 0 }, req = { MGCAP_FORMAT_PCAPNG, 7 };
+	struct mgcap_tstamp_line line = { 1000, 1000000, 2000, 1ULL << 32 };
+	uint32_t source = MGCAP_TSTAMP_HW_AND_SW;
+	struct mgcap_pages pg;
+	const struct mgcap_rec *rec;
+	uint64_t end, producer, start;
+	char node[128], err[256];
+	long blocks = 0, got;
+	int round, records = 0;
+	__u64 at;
+
+	snprintf(node, sizeof(node), MGCAP_DEVNODE_DIR "/%s@0", dev);
+	memset(&pg, 0, sizeof(pg));
+	if (mgcap_reader_open(&pg.r, node, err, sizeof(err)) < 0) {
+		check(0, "open for the pcapng cases", err);
+		return;
+	}
+	check_errno(ioctl(pg.r.fd, MGCAP_IOC_SET_FORMAT, &bad), EINVAL, "a format it does not know");
+	check_errno(ioctl(pg.r.fd, MGCAP_IOC_FILL_PAGE, &at), EINVAL, "a page filled in a ring of records");
+	ioctl(pg.r.fd, MGCAP_IOC_SET_TSTAMP, &source);
+	check_errno(ioctl(pg.r.fd, MGCAP_IOC_SET_FORMAT, &req), EINVAL,
+		    "pcapng blocks for a reader of two stamps");
+	source = MGCAP_TSTAMP_HW_OR_SW;
+	ioctl(pg.r.fd, MGCAP_IOC_SET_TSTAMP, &source);
+
+	/* what was unread is dropped; the blocks start at a page */
+	generate(dev, 10);
+	producer = __atomic_load_n(&pg.r.ctrl->producer, __ATOMIC_ACQUIRE);
+	check(mgcap_pages_start(&pg, 7) == 0, "a ring of pcapng blocks", strerror(errno));
+	start = __atomic_load_n(&pg.r.ctrl->producer, __ATOMIC_ACQUIRE);
+	check(start % 4096 == 0 && start >= producer && start - producer < 4096 &&
+	      pg.r.ctrl->consumer == start, "it starts empty, at the next page", NULL);
+	source = MGCAP_TSTAMP_HW_AND_SW;
+	check_errno(ioctl(pg.r.fd, MGCAP_IOC_SET_TSTAMP, &source), EINVAL,
+		    "two stamps for a ring of pcapng blocks");
+
+	/* lines the producer must not convert on */
+	line.rate = 1ULL << 33;
+	check_errno(ioctl(pg.r.fd, MGCAP_IOC_SET_TSTAMP_LINE, &line), EINVAL, "a line's rate of 2");
+	line.rate = 1ULL << 32;
+	line.span_ns = MGCAP_TSTAMP_LINE_SPAN_MAX + 1;
+	check_errno(ioctl(pg.r.fd, MGCAP_IOC_SET_TSTAMP_LINE, &line), EINVAL, "a line too long");
+	line.span_ns = 1000;
+	line.phc_lo = -1;
+	check_errno(ioctl(pg.r.fd, MGCAP_IOC_SET_TSTAMP_LINE, &line), EINVAL,
+		    "a line from before the epoch");
+	line.span_ns = 0;
+	check(ioctl(pg.r.fd, MGCAP_IOC_SET_TSTAMP_LINE, &line) == 0, "no line", strerror(errno));
+
+	/*
+	 * 2,000 frames in blocks of 172 bytes through 64 KiB: the data
+	 * area's end comes at a block's every length left, each filled; every
+	 * third round a page filled on request, with less than a block before
+	 * its end or not
+	 */
+	for (round = 0; round < 20 && blocks >= 0; round++) {
+		generate(dev, 100);
+		if (round % 3 == 2) {
+			producer = __atomic_load_n(&pg.r.ctrl->producer, __ATOMIC_ACQUIRE);
+			if (ioctl(pg.r.fd, MGCAP_IOC_FILL_PAGE, &at)) {
+				check(0, "a page filled", strerror(errno));
+				break;
+			}
+			if (at % 4096 || at < producer || at - producer > 4096 + 8 ||
+			    (at - producer && at - producer < MGCAP_PCAPNG_BLOCK_MIN)) {
+				check(0, "the page filled to its end", NULL);
+				break;
+			}
+			end = at;
+		} else {
+			end = UINT64_MAX;
+		}
+		got = pcapng_take(&pg, end);
+		blocks = got < 0 ? -1 : blocks + got;
+	}
+	if (blocks >= 0 && !ioctl(pg.r.fd, MGCAP_IOC_FILL_PAGE, &at)) {
+		got = pcapng_take(&pg, at);
+		blocks = got < 0 ? -1 : blocks + got;
+	}
+	check(blocks == 2000 && pg.packets == 2000 && pg.r.ctrl->consumer == at,
+	      "2,000 frames in whole blocks, the data area's end and each page filled", NULL);
+	if (blocks != 2000 || pg.packets != 2000)
+		fprintf(stderr, "  %ld blocks checked, %" PRIu64 " counted\n", blocks, pg.packets);
+
+	/* a page the filler has no room for: the ring's free bytes fewer than it needs */
+	generate(dev, 1);
+	producer = __atomic_load_n(&pg.r.ctrl->producer, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&pg.r.ctrl->consumer,
+			 producer - pg.r.data_size + mgcap_pcapng_filler_len(producer, 4096) - 4,
+			 __ATOMIC_RELEASE);
+	check_errno(ioctl(pg.r.fd, MGCAP_IOC_FILL_PAGE, &at), EAGAIN, "a filler without room");
+	__atomic_store_n(&pg.r.ctrl->consumer, producer + 4096, __ATOMIC_RELEASE);
+	check_errno(ioctl(pg.r.fd, MGCAP_IOC_FILL_PAGE, &at), EIO, "a page filled past a lying reader");
+	mgcap_reader_close(&pg.r);
+
+	/* the next reader reads records again, whole */
+	if (mgcap_reader_open(&pg.r, node, err, sizeof(err)) < 0) {
+		check(0, "the next reader opens", err);
+		return;
+	}
+	generate(dev, 10);
+	while ((rec = mgcap_reader_next(&pg.r)) != NULL)
+		records += rec->caplen == rec->wirelen &&
+			   rec->rec_len == mgcap_rec_len(rec->caplen, rec->flags);
+	check(records == 10 && !mgcap_reader_corrupt(&pg.r, NULL),
+	      "the next reader reads records, from where the blocks ended", NULL);
+	mgcap_reader_close(&pg.r);
+}
+
 /* --- netlink ----------------------------------------------------------------- */
 
 struct nl_case {
@@ -558,8 +740,10 @@ int main(int argc, char **argv)
 {
 	if (argc != 3)
 		goto usage;
-	if (!strcmp(argv[1], "chardev"))
+	if (!strcmp(argv[1], "chardev")) {
 		chardev_cases(argv[2]);
+		pcapng_ring_cases(argv[2]);
+	}
 	else if (!strcmp(argv[1], "netlink"))
 		netlink_cases(argv[2]);
 	else

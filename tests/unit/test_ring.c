@@ -35,14 +35,17 @@ static void test_ctrl_layout(void)
 	CU_ASSERT_EQUAL(sizeof(struct mgcap_ring_ctrl), 192);
 	CU_ASSERT_EQUAL(sizeof(struct mgcap_queue_info), 64);
 	CU_ASSERT_EQUAL(offsetof(struct mgcap_queue_info, netns), 56);
-	CU_ASSERT_EQUAL(sizeof(struct mgcap_queue_stats), 56);
-	/* what readers of MGCAP_IOC_STATS_V1 and _V2 know of it */
+	CU_ASSERT_EQUAL(sizeof(struct mgcap_queue_stats), 64);
+	/* what readers of MGCAP_IOC_STATS_V1, _V2 and _V3 know of it */
 	CU_ASSERT_EQUAL(offsetof(struct mgcap_queue_stats, coalesced), 40);
 	CU_ASSERT_EQUAL(_IOC_SIZE(MGCAP_IOC_STATS_V1), 40);
 	CU_ASSERT_EQUAL(_IOC_NR(MGCAP_IOC_STATS_V1), _IOC_NR(MGCAP_IOC_STATS));
 	CU_ASSERT_EQUAL(offsetof(struct mgcap_queue_stats, sent), 48);
 	CU_ASSERT_EQUAL(_IOC_SIZE(MGCAP_IOC_STATS_V2), 48);
 	CU_ASSERT_EQUAL(_IOC_NR(MGCAP_IOC_STATS_V2), _IOC_NR(MGCAP_IOC_STATS));
+	CU_ASSERT_EQUAL(offsetof(struct mgcap_queue_stats, unconverted), 56);
+	CU_ASSERT_EQUAL(_IOC_SIZE(MGCAP_IOC_STATS_V3), 56);
+	CU_ASSERT_EQUAL(_IOC_NR(MGCAP_IOC_STATS_V3), _IOC_NR(MGCAP_IOC_STATS));
 }
 
 static void test_skip_before(void)

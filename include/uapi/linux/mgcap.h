@@ -206,6 +206,100 @@ static inline __u64 mgcap_ring_skip_at(__u64 tail, __u64 data_size, const __u8 *
 	return mgcap_ring_rec_at(data + pos, data + data_size) ? 0 : data_size - pos;
 }
 
+/*
+ * A ring of pcapng blocks (MGCAP_IOC_SET_FORMAT, MGCAP_FORMAT_PCAPNG): for a
+ * reader that writes the frames to a pcapng file with no copy of its own.
+ * Its records are enhanced packet blocks as the file holds them, in host
+ * byte order: the block's header (struct mgcap_pcapng_epb), the frame padded
+ * with zeros to 4 bytes, the epb_flags option with the frame's direction
+ * (inbound, or outbound for MGCAP_REC_F_SENT), the end of options and the
+ * trailing length.  A block never wraps: the end of the data area, and
+ * whatever MGCAP_IOC_FILL_PAGE fills, holds a filler block (type
+ * MGCAP_PCAPNG_FILLER, zeros), a block type of local use that pcapng's
+ * readers skip.  Every index the ring's producer and consumer take is a
+ * multiple of 4, and the bytes between two page boundaries are whole
+ * blocks only where the kernel was asked to close a page: a writer writes
+ * whole pages (O_DIRECT), and asks for the last page's filler before it
+ * ends a file.
+ *
+ * The stamp is the one the file records, in nanoseconds (if_tsresol 9):
+ * with MGCAP_TSTAMP_SW the kernel's, with MGCAP_TSTAMP_HW_OR_SW the NIC's
+ * where the frame has one, in system time by the ring's stamp line where
+ * one is set and covers it (MGCAP_IOC_SET_TSTAMP_LINE), else the kernel's
+ * (counted: mgcap_queue_stats.unconverted); without a line, the NIC's own
+ * clock.  MGCAP_TSTAMP_HW_AND_SW has no place in a block (one stamp).
+ */
+enum mgcap_format {
+	MGCAP_FORMAT_RECORDS,	/* struct mgcap_rec (the default) */
+	MGCAP_FORMAT_PCAPNG,	/* enhanced packet blocks */
+	__MGCAP_FORMAT_MAX
+};
+
+struct mgcap_format_req {
+	__u32 format;		/* enum mgcap_format */
+	__u32 interface_id;	/* MGCAP_FORMAT_PCAPNG: the blocks' interface */
+};
+
+#define MGCAP_PCAPNG_EPB	0x00000006U	/* enhanced packet block */
+#define MGCAP_PCAPNG_FILLER	0x80006d67U	/* local use ("mg"): skipped by readers */
+#define MGCAP_PCAPNG_OPT_ENDOFOPT	0
+#define MGCAP_PCAPNG_OPT_EPB_FLAGS	2	/* 32 bits, bits 0-1 the direction */
+#define MGCAP_PCAPNG_EPB_INBOUND	0x1U
+#define MGCAP_PCAPNG_EPB_OUTBOUND	0x2U
+/* the epb_flags option's bytes in a block: its code and length, its value, the end of options */
+#define MGCAP_PCAPNG_EPB_FLAGS_BYTES	12U
+/* the smallest block: type, total length, trailing length */
+#define MGCAP_PCAPNG_BLOCK_MIN	12U
+
+struct mgcap_pcapng_epb {
+	__u32 type;		/* MGCAP_PCAPNG_EPB */
+	__u32 total_len;	/* of the whole block, trailing length included */
+	__u32 interface_id;
+	__u32 ts_high;		/* the stamp's nanoseconds, upper 32 bits */
+	__u32 ts_low;
+	__u32 caplen;
+	__u32 wirelen;
+	__u8 data[];
+};
+
+/* An enhanced packet block's length: @caplen bytes, and the epb_flags option where @flags. */
+static inline __u32 mgcap_pcapng_epb_len(__u32 caplen, __u32 flags)
+{
+	return (__u32)sizeof(struct mgcap_pcapng_epb) + ((caplen + 3) & ~3U) +
+	       (flags ? MGCAP_PCAPNG_EPB_FLAGS_BYTES : 0) + 4;
+}
+
+/*
+ * The filler's bytes that take index @at to the next multiple of @page (a
+ * power of two, 16 at least): 0 at one, else up to it, or to the one after
+ * where that leaves less than a block (@at a multiple of 4, as every
+ * block's length is).  A pcapng ring never comes closer than a block to the
+ * end of its data area: its filler never passes it.
+ */
+static inline __u32 mgcap_pcapng_filler_len(__u64 at, __u32 page)
+{
+	__u32 gap = (__u32)(-at & (page - 1));
+
+	return gap && gap < MGCAP_PCAPNG_BLOCK_MIN ? gap + page : gap;
+}
+
+/*
+ * MGCAP_IOC_SET_TSTAMP_LINE: a NIC stamp s with phc_lo <= s <= phc_lo +
+ * span_ns is written as sys_lo + ((s - phc_lo) * rate >> 32); span_ns 0
+ * removes the line.  A reader that converts the NIC's clock (the samples
+ * and the drift model are user space's) sets a new one before the last
+ * runs out.  At most MGCAP_TSTAMP_LINE_SPAN_MAX long, its rate within
+ * 1000 ppm of 1 (2^32).
+ */
+struct mgcap_tstamp_line {
+	__s64 phc_lo;		/* the NIC's clock, ns */
+	__u64 span_ns;
+	__s64 sys_lo;		/* system time at phc_lo, ns since the epoch */
+	__u64 rate;		/* system ns per NIC ns, << 32 */
+};
+
+#define MGCAP_TSTAMP_LINE_SPAN_MAX	10000000000ULL	/* 10 s */
+
 /* ioctls on /dev/mgcap/... queue devices */
 struct mgcap_queue_info {
 	__u32 version;		/* MGCAP_RING_VERSION */
@@ -229,6 +323,8 @@ struct mgcap_queue_stats {
 	__u64 high_water;	/* most unread bytes seen */
 	__u64 coalesced;	/* records of received frames with MGCAP_REC_F_COALESCED */
 	__u64 sent;		/* records of frames the device sent (MGCAP_REC_F_SENT) */
+	/* NIC stamps a pcapng ring's stamp line did not cover: the kernel's instead */
+	__u64 unconverted;
 };
 
 /*
@@ -307,6 +403,8 @@ struct mgcap_filter {
 #define MGCAP_IOC_STATS_V1	_IOC(_IOC_READ, MGCAP_IOC_MAGIC, 2, 40)
 /* ... and before sent frames were captured: the first 48 bytes */
 #define MGCAP_IOC_STATS_V2	_IOC(_IOC_READ, MGCAP_IOC_MAGIC, 2, 48)
+/* ... and before pcapng rings: the first 56 bytes */
+#define MGCAP_IOC_STATS_V3	_IOC(_IOC_READ, MGCAP_IOC_MAGIC, 2, 56)
 /* no record published after SET_SNAPLEN returns is longer than it says */
 #define MGCAP_IOC_SET_SNAPLEN	_IOW(MGCAP_IOC_MAGIC, 3, __u32)
 #define MGCAP_IOC_SET_WAKEUP	_IOW(MGCAP_IOC_MAGIC, 4, struct mgcap_wakeup)
@@ -314,6 +412,21 @@ struct mgcap_filter {
 #define MGCAP_IOC_SET_FILTER	_IOW(MGCAP_IOC_MAGIC, 6, struct mgcap_filter)
 #define MGCAP_IOC_SET_POLL_MARK	_IOW(MGCAP_IOC_MAGIC, 7, __u32)
 #define MGCAP_IOC_SET_DIRECTIONS	_IOW(MGCAP_IOC_MAGIC, 8, __u32)
+/*
+ * What the ring holds from now on: what it held unread is dropped (not
+ * counted), and the indices start again at the next page boundary.  Set
+ * again at every open.
+ */
+#define MGCAP_IOC_SET_FORMAT	_IOW(MGCAP_IOC_MAGIC, 9, struct mgcap_format_req)
+#define MGCAP_IOC_SET_TSTAMP_LINE	_IOW(MGCAP_IOC_MAGIC, 10, struct mgcap_tstamp_line)
+/*
+ * A pcapng ring's producer index moved to the next page boundary, a filler
+ * block before it (none where it is at one), and that index written to the
+ * __u64: every block before it is whole there, and a writer that ends a
+ * file writes up to it.  EAGAIN where the ring has no room for the filler
+ * (write what is there, then ask again).
+ */
+#define MGCAP_IOC_FILL_PAGE	_IOR(MGCAP_IOC_MAGIC, 11, __u64)
 
 /*
  * Generic netlink family MGCAP_GENL_NAME.  START, SET and GET reply with

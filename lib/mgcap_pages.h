@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The consumer side of a pcapng ring (MGCAP_FORMAT_PCAPNG, see
+ * <linux/mgcap.h>), for a writer that writes the ring's bytes to a file as
+ * they are: whole pages, handed out where they lie in the mapping (to
+ * write with O_DIRECT, no copy), and the blocks in them counted as they
+ * are given back.
+ *
+ * The kernel writes every block; what is handed out is what it wrote since
+ * the format was set, and a block's length is believed only where it fits
+ * the ring (one that does not ends the reading, as mgcap_reader's records).
+ */
+#ifndef MGCAP_PAGES_H
+#define MGCAP_PAGES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mgcap_reader.h"
+
+/* The unit of everything written: the page the kernel fills to (MGCAP_IOC_FILL_PAGE). */
+#define MGCAP_PAGE_SIZE	4096U
+
+struct mgcap_pages {
+	struct mgcap_reader r;	/* the ring: its mapping, its indices (tail: handed back) */
+	uint64_t handed;	/* ring index up to which pages were handed out */
+	uint64_t block_at;	/* ring index of the next block to count */
+	uint64_t packets;	/* enhanced packet blocks given back */
+	uint64_t bytes;		/* pages given back, in bytes */
+};
+
+/*
+ * The ring of @pg->r (opened and mapped) made a pcapng ring of blocks of
+ * interface @interface_id, starting empty: 0, or -1 with errno.
+ */
+int mgcap_pages_start(struct mgcap_pages *pg, uint32_t interface_id);
+
+/*
+ * Whole pages the kernel wrote after those handed out, up to ring index
+ * @end at most (UINT64_MAX: none) and not past the end of the data area
+ * (the rest comes at the next call): their bytes, with *@first, or 0 where
+ * none (or reading ended).
+ */
+uint64_t mgcap_pages_next(struct mgcap_pages *pg, uint64_t end, const uint8_t **first);
+
+/*
+ * The oldest @bytes handed out are written: their blocks counted, and the
+ * pages given back to the kernel.  0, or -1 where a block does not fit
+ * (reading ends: mgcap_reader_corrupt()).
+ */
+int mgcap_pages_done(struct mgcap_pages *pg, uint64_t bytes);
+
+/*
+ * The kernel fills the page it writes in (MGCAP_IOC_FILL_PAGE), so that
+ * everything captured so far is in whole pages, up to *@end: 0, or -1 with
+ * errno (EAGAIN: no room; write what is there, and ask again).
+ */
+int mgcap_pages_fill(struct mgcap_pages *pg, uint64_t *end);
+
+#endif /* MGCAP_PAGES_H */
