@@ -21,7 +21,8 @@ sbin_PROGRAMS += tools/mgdump/mgdump
 tools_mgdump_mgdump_SOURCES = tools/mgdump/mgdump.h tools/mgdump/main.c tools/mgdump/options.c \
 	tools/mgdump/sources.c tools/mgdump/readers.c tools/mgdump/writer.c tools/mgdump/stats.c \
 	tools/mgdump/counters.c tools/mgdump/run.c tools/mgdump/run.h tools/mgdump/service.c \
-	tools/mgdump/service.h tools/mgdump/privileges.c tools/mgdump/privileges.h
+	tools/mgdump/service.h tools/mgdump/privileges.c tools/mgdump/privileges.h \
+	tools/mgdump/queue_files.c
 tools_mgdump_mgdump_CPPFLAGS = $(MGDUMP_CPPFLAGS)
 tools_mgdump_mgdump_CFLAGS = $(AM_CFLAGS) $(SYSTEMD_CFLAGS) $(CAPNG_CFLAGS)
 tools_mgdump_mgdump_LDADD = tools/mgdump/libmgdump.a $(LIBMGCAPFILE) $(LIBMGCAPCLI) $(LIBMGCAP) \

@@ -79,6 +79,8 @@ int main(int argc, char **argv)
 	*(void **)&tstamp_report = dlsym(RTLD_DEFAULT, MGCAP_TSTAMP_REPORT_SYMBOL);
 	*(void **)&coalesced_count = dlsym(RTLD_DEFAULT, MGCAP_COALESCED_SYMBOL);
 	*(void **)&packet_direction = dlsym(RTLD_DEFAULT, MGCAP_DIRECTION_SYMBOL);
+	if (cfg.per_queue)
+		return mgdump_per_queue_run();
 	if (mgdump_open_readers())
 		return 1;
 	/*

@@ -39,6 +39,7 @@ struct mgdump_config {
 	uint64_t rotate_bytes, buffer_bytes, count;
 	uint32_t keep, rotate_seconds, duration_s, snaplen;
 	int merged, writer_cpu, quiet, decap, index, no_promisc, numeric;
+	int per_queue;		/* --per-queue: one copy, a file a queue (queue_files.c) */
 	int tstamp;		/* PCAP_TSTAMP_*; -1: adapter where the NIC has a clock */
 	int cpus[MAX_READERS], ncpus;
 };
@@ -123,6 +124,12 @@ struct mgdump_sample {
 	int joined;		/* the readers are gone: their handles may be asked anything */
 };
 void mgdump_sample_counts(struct mgdump_sample *s);
+
+/*
+ * queue_files.c, --per-queue: each queue to a file of its own, from the
+ * kernel's ring as it is, until stopped; mgdump's exit status
+ */
+int mgdump_per_queue_run(void);
 
 /* writer.c: drains the readers' buffers into @out until stopped; 0, or -1 */
 int mgdump_write_loop(struct dump_output *out);

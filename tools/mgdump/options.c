@@ -123,7 +123,7 @@ static int parse_max_age(const char *arg, void *dest)
 }
 
 enum { OPT_CPUS = OPT_LONG_ONLY, OPT_WRITER_CPU, OPT_MERGED, OPT_TSTAMP, OPT_DURATION,
-       OPT_MAX_DISK, OPT_MAX_AGE, OPT_STATS, OPT_PROMETHEUS, OPT_INDEX };
+       OPT_MAX_DISK, OPT_MAX_AGE, OPT_STATS, OPT_PROMETHEUS, OPT_INDEX, OPT_PER_QUEUE };
 
 static const struct tool_option mgdump_options[] = {
 	{ 'i', "interface", "DEV", "DEV's mgcap queues, else the libpcap device; mgcap:DEV starts a capture; again for more",
@@ -168,6 +168,8 @@ static const struct tool_option mgdump_options[] = {
 	  .type = TOOL_OPT_FUNC, .dest = &cfg.writer_cpu, .parse = parse_cpu },
 	{ OPT_MERGED, "merged", NULL, "one interface a device, all in time-stamp order",
 	  .type = TOOL_OPT_FLAG, .dest = &cfg.merged },
+	{ OPT_PER_QUEUE, "per-queue", NULL, "each queue to a file of its own, FILE.DEV@N, as the kernel wrote it: no copy (see below)",
+	  .type = TOOL_OPT_FLAG, .dest = &cfg.per_queue },
 	{ OPT_TSTAMP, "tstamp", "TYPE", "time stamps: adapter, adapter_unsynced or host (see below)",
 	  .type = TOOL_OPT_FUNC, .dest = &cfg.tstamp, .parse = parse_tstamp },
 	{ 'q', "quiet", NULL, "no status line",
@@ -299,6 +301,23 @@ static int refuse_foreign(int argc, char **argv)
 	return 0;
 }
 
+/* What --per-queue does not do yet: refused, by name. */
+static int refuse_with_per_queue(void)
+{
+	const char *what = !strcmp(cfg.path, "-") ? "-w -" : cfg.rotate_bytes ? "-C" :
+			   cfg.rotate_seconds ? "-G" : cfg.postrotate ? "-z" : cfg.index ? "--index" :
+			   cfg.max_disk_bytes || cfg.max_disk_percent ? "--max-disk" :
+			   cfg.max_age_s ? "--max-age" : cfg.merged ? "--merged" : cfg.decap ? "-d" :
+			   cfg.count ? "-c" : cfg.stats_path ? "--stats" :
+			   cfg.prometheus_path ? "--prometheus" : cfg.writer_cpu >= 0 ? "--writer-cpu" :
+			   cfg.filter ? "a filter expression" : NULL;
+
+	if (!what)
+		return 0;
+	fprintf(stderr, "mgdump: %s does not go with --per-queue yet\n", what);
+	return -1;
+}
+
 int mgdump_parse_args(int argc, char **argv)
 {
 	int first, i;
@@ -352,6 +371,8 @@ int mgdump_parse_args(int argc, char **argv)
 		return -1;
 	}
 	if (join_filter(argc, argv, first))
+		return -1;
+	if (cfg.per_queue && refuse_with_per_queue())
 		return -1;
 	for (i = 0; i < cfg.ncpus; i++)
 		if (check_cpu(cfg.cpus[i], "--cpus"))
