@@ -209,14 +209,17 @@ static long mgcap_ioctl_set_format(struct mgcap_ring *ring, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
+	if (req.flags || req.reserved)
+		return -EINVAL;
 	return mgcap_ring_set_format(ring, req.format, req.interface_id);
 }
 
 static long mgcap_ioctl_fill_page(struct mgcap_ring *ring, u64 __user *arg)
 {
 	u64 end;
-	int err = mgcap_ring_fill_page(ring, &end);
+	int err;
 
+	err = mgcap_ring_fill_page(ring, &end);
 	return err ?: put_user(end, arg);
 }
 

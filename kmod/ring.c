@@ -306,15 +306,20 @@ int mgcap_ring_set_format(struct mgcap_ring *ring, u32 format, u32 interface_id)
 {
 	int err = 0;
 
-	if (format >= __MGCAP_FORMAT_MAX)
+	if (format >= __MGCAP_FORMAT_MAX || (format == MGCAP_FORMAT_RECORDS && interface_id))
 		return -EINVAL;
 	spin_lock_bh(&ring->lock);
 	if (format == MGCAP_FORMAT_PCAPNG &&
 	    READ_ONCE(ring->tstamp_source) == MGCAP_TSTAMP_HW_AND_SW) {
 		err = -EINVAL;
 	} else {
+		u64 out_of_order = READ_ONCE(ring->ctrl->out_of_order);
+
+		/* (the indices are the kernel's again: whatever the reader wrote is gone) */
+		mgcap_ring_change_flags(ring, 0, MGCAP_RING_F_BAD_CONSUMER);
 		mgcap_ring_change_format(ring, format, interface_id);
 		mgcap_ring_write_ctrl(ring);
+		WRITE_ONCE(ring->ctrl->out_of_order, out_of_order);
 	}
 	spin_unlock_bh(&ring->lock);
 	return err;
@@ -358,16 +363,23 @@ int mgcap_ring_fill_page(struct mgcap_ring *ring, u64 *end)
 	int err = 0;
 	u32 len;
 
+	BUILD_BUG_ON(MGCAP_RING_SIZE_MIN % PAGE_SIZE);
 	spin_lock_bh(&ring->lock);
 	head = ring->head;
 	len = mgcap_pcapng_filler_len(head, PAGE_SIZE);
-	used = head - READ_ONCE(ring->ctrl->consumer);
-	if (ring->format != MGCAP_FORMAT_PCAPNG)
+	/* pairs with the reader's release store: it is done with those bytes */
+	used = head - smp_load_acquire(&ring->ctrl->consumer);
+	if (ring->format != MGCAP_FORMAT_PCAPNG) {
 		err = -EINVAL;
-	else if (used > data_size)
+	} else if (used > data_size) {
+		mgcap_ring_change_flags(ring, MGCAP_RING_F_BAD_CONSUMER, 0);
 		err = -EIO;
-	else if (used + len > data_size)
+	} else if (used + len > data_size) {
 		err = -EAGAIN;
+	} else if (WARN_ON_ONCE((head & ring->mask) + len > data_size)) {
+		/* (never: no block comes closer than one to the data area's end) */
+		err = -EIO;
+	}
 	if (!err && len) {
 		mgcap_pcapng_filler(ring->data + (head & ring->mask), len);
 		head += len;
@@ -547,14 +559,57 @@ static u64 mgcap_kernel_tstamp_ns(void)
 }
 
 /*
- * A pcapng ring's block of the frame, at @at with its room: the stamp the
- * file records (the NIC's on the reader's line, where it has a line), the
- * block around the frame's bytes.  Out of line: records are the common path.
+ * The record of the frame at free-running index @head + @skip, its room
+ * checked, after the padding of @skip bytes to the data area's end.
  */
-static noinline void mgcap_ring_put_epb(struct mgcap_ring *ring, u8 *at, u32 len,
+static __always_inline void mgcap_ring_put_rec(struct mgcap_ring *ring, u64 head, u64 skip,
+					       u32 rec_len, const struct sk_buff *skb,
+					       u32 mac_len, bool vlan, u32 caplen, u32 wirelen,
+					       u16 queue, u16 flags, u64 tstamp_ns,
+					       u64 sw_tstamp_ns)
+{
+	struct mgcap_rec *rec;
+
+	if (skip >= sizeof(*rec)) {
+		rec = (struct mgcap_rec *)(ring->data + (head & ring->mask));
+		memset(rec, 0, sizeof(*rec));
+		rec->rec_len = skip;
+		rec->flags = MGCAP_REC_F_PAD;
+	}
+	rec = (struct mgcap_rec *)(ring->data + ((head + skip) & ring->mask));
+	/*
+	 * Zero the last 8 bytes of the frame's part first, so that the padding
+	 * after the frame is zero once the copy is done: records are 8-byte
+	 * aligned and at least as long as the header, so this one store covers
+	 * any padding.
+	 */
+	*(u64 *)((u8 *)rec + MGCAP_REC_LEN(caplen) - sizeof(u64)) = 0;
+	if (flags & MGCAP_REC_F_SWTSTAMP)
+		*(u64 *)((u8 *)rec + MGCAP_REC_SWTSTAMP_OFF(caplen)) = sw_tstamp_ns;
+	rec->rec_len = rec_len;
+	rec->caplen = caplen;
+	rec->wirelen = wirelen;
+	rec->queue = queue;
+	rec->flags = flags;
+	rec->tstamp_ns = tstamp_ns;
+	mgcap_copy_frame(rec->data, skb, mac_len, vlan, caplen);
+}
+
+/*
+ * A pcapng ring's block of the frame at free-running index @head + @skip,
+ * its room checked, after a filler of @skip bytes to the data area's end:
+ * the stamp the file records (the NIC's on the reader's line, where it has
+ * a line), the block around the frame's bytes.  Out of line: records are
+ * the common path.
+ */
+static noinline void mgcap_ring_put_epb(struct mgcap_ring *ring, u64 head, u64 skip, u32 len,
 					const struct sk_buff *skb, u32 mac_len, bool vlan,
 					u32 caplen, u32 wirelen, u16 flags, u64 tstamp_ns)
 {
+	u8 *at = ring->data + ((head + skip) & ring->mask);
+
+	if (skip)
+		mgcap_pcapng_filler(ring->data + (head & ring->mask), skip);
 	if ((flags & MGCAP_REC_F_HWTSTAMP) && ring->line.span_ns &&
 	    !mgcap_pcapng_line_convert(&ring->line, tstamp_ns, &tstamp_ns)) {
 		tstamp_ns = mgcap_kernel_tstamp_ns();
@@ -580,7 +635,6 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 	bool sent = skb->pkt_type == PACKET_OUTGOING;
 	u32 wirelen = mac_len + skb->len + (vlan ? VLAN_HLEN : 0);
 	u64 data_size = ring->mask + 1;
-	struct mgcap_rec *rec;
 	u64 head, tail, used, skip, tstamp_ns, sw_tstamp_ns = 0;
 	ktime_t hwtstamp;
 	u32 caplen, rec_len, source;
@@ -616,7 +670,9 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 	/* under the lock: no record published after MGCAP_IOC_SET_SNAPLEN is longer */
 	caplen = min(wirelen, ring->snaplen);
 	pcapng = ring->format == MGCAP_FORMAT_PCAPNG;
-	rec_len = unlikely(pcapng) ? mgcap_pcapng_epb_len(caplen, 1) : mgcap_rec_len(caplen, flags);
+	/* (a pcapng block's epb_flags: every frame has a direction) */
+	rec_len = unlikely(pcapng) ? mgcap_pcapng_epb_len(caplen, MGCAP_PCAPNG_EPB_INBOUND) :
+				     mgcap_rec_len(caplen, flags);
 	head = ring->head;
 	/* pairs with the reader's release store: it is done with those bytes */
 	tail = smp_load_acquire(&ring->ctrl->consumer);
@@ -627,50 +683,25 @@ void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue)
 		mgcap_ring_change_flags(ring, MGCAP_RING_F_BAD_CONSUMER, 0);
 		goto drop;
 	}
-	if (unlikely(pcapng))
+	if (unlikely(pcapng)) {
 		skip = mgcap_pcapng_skip_before(head, data_size, rec_len);
-	else
+		/* (never: no block comes closer than one to the data area's end) */
+		if (unlikely(skip && WARN_ON_ONCE(skip < MGCAP_PCAPNG_BLOCK_MIN)))
+			goto drop;
+	} else {
 		skip = mgcap_ring_skip_before(head, data_size, rec_len);
+	}
 	if (used + skip + rec_len > data_size)
 		goto drop;
 
-	if (unlikely(pcapng)) {
-		if (skip)
-			mgcap_pcapng_filler(ring->data + (head & ring->mask), skip);
-		head += skip;
-		mgcap_ring_put_epb(ring, ring->data + (head & ring->mask), rec_len, skb, mac_len,
-				   vlan, caplen, wirelen, flags, tstamp_ns);
-		head += rec_len;
-		goto publish;
-	}
-	if (skip >= sizeof(*rec)) {
-		rec = (struct mgcap_rec *)(ring->data + (head & ring->mask));
-		memset(rec, 0, sizeof(*rec));
-		rec->rec_len = skip;
-		rec->flags = MGCAP_REC_F_PAD;
-	}
-	head += skip;
+	if (unlikely(pcapng))
+		mgcap_ring_put_epb(ring, head, skip, rec_len, skb, mac_len, vlan, caplen, wirelen,
+				   flags, tstamp_ns);
+	else
+		mgcap_ring_put_rec(ring, head, skip, rec_len, skb, mac_len, vlan, caplen, wirelen,
+				   queue, flags, tstamp_ns, sw_tstamp_ns);
+	head += skip + rec_len;
 
-	rec = (struct mgcap_rec *)(ring->data + (head & ring->mask));
-	/*
-	 * Zero the last 8 bytes of the frame's part first, so that the padding
-	 * after the frame is zero once the copy is done: records are 8-byte
-	 * aligned and at least as long as the header, so this one store covers
-	 * any padding.
-	 */
-	*(u64 *)((u8 *)rec + MGCAP_REC_LEN(caplen) - sizeof(u64)) = 0;
-	if (flags & MGCAP_REC_F_SWTSTAMP)
-		*(u64 *)((u8 *)rec + MGCAP_REC_SWTSTAMP_OFF(caplen)) = sw_tstamp_ns;
-	rec->rec_len = rec_len;
-	rec->caplen = caplen;
-	rec->wirelen = wirelen;
-	rec->queue = queue;
-	rec->flags = flags;
-	rec->tstamp_ns = tstamp_ns;
-	mgcap_copy_frame(rec->data, skb, mac_len, vlan, caplen);
-	head += rec_len;
-
-publish:
 	/* the record is complete before the reader can see the new index */
 	smp_store_release(&ring->ctrl->producer, head);
 	WRITE_ONCE(ring->head, head);

@@ -7,7 +7,7 @@
 
 int mgcap_pages_start(struct mgcap_pages *pg, uint32_t interface_id)
 {
-	struct mgcap_format_req req = { MGCAP_FORMAT_PCAPNG, interface_id };
+	struct mgcap_format_req req = { .format = MGCAP_FORMAT_PCAPNG, .interface_id = interface_id };
 	uint64_t start;
 
 	if (ioctl(pg->r.fd, MGCAP_IOC_SET_FORMAT, &req))

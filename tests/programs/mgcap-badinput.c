@@ -524,7 +524,8 @@ static long pcapng_take(struct mgcap_pages *pg, uint64_t end)
  */
 static void pcapng_ring_cases(const char *dev)
 {
-	struct mgcap_format_req bad = { __MGCAP_FORMAT_MAX, 0 }, req = { MGCAP_FORMAT_PCAPNG, 7 };
+	struct mgcap_format_req bad = { .format = __MGCAP_FORMAT_MAX },
+				req = { .format = MGCAP_FORMAT_PCAPNG, .interface_id = 7 };
 	struct mgcap_tstamp_line line = { 1000, 1000000, 2000, 1ULL << 32 };
 	uint32_t source = MGCAP_TSTAMP_HW_AND_SW;
 	struct mgcap_pages pg;
@@ -542,6 +543,12 @@ static void pcapng_ring_cases(const char *dev)
 		return;
 	}
 	check_errno(ioctl(pg.r.fd, MGCAP_IOC_SET_FORMAT, &bad), EINVAL, "a format it does not know");
+	bad.format = MGCAP_FORMAT_RECORDS;
+	bad.interface_id = 7;
+	check_errno(ioctl(pg.r.fd, MGCAP_IOC_SET_FORMAT, &bad), EINVAL, "records of an interface");
+	bad = req;
+	bad.flags = 1;
+	check_errno(ioctl(pg.r.fd, MGCAP_IOC_SET_FORMAT, &bad), EINVAL, "a format's flag");
 	check_errno(ioctl(pg.r.fd, MGCAP_IOC_FILL_PAGE, &at), EINVAL, "a page filled in a ring of records");
 	ioctl(pg.r.fd, MGCAP_IOC_SET_TSTAMP, &source);
 	check_errno(ioctl(pg.r.fd, MGCAP_IOC_SET_FORMAT, &req), EINVAL,
@@ -571,6 +578,9 @@ static void pcapng_ring_cases(const char *dev)
 	check_errno(ioctl(pg.r.fd, MGCAP_IOC_SET_TSTAMP_LINE, &line), EINVAL,
 		    "a line from before the epoch");
 	line.span_ns = 0;
+	check_errno(ioctl(pg.r.fd, MGCAP_IOC_SET_TSTAMP_LINE, &line), EINVAL,
+		    "no line, with the fields of one");
+	memset(&line, 0, sizeof(line));
 	check(ioctl(pg.r.fd, MGCAP_IOC_SET_TSTAMP_LINE, &line) == 0, "no line", strerror(errno));
 
 	/*

@@ -237,7 +237,9 @@ enum mgcap_format {
 
 struct mgcap_format_req {
 	__u32 format;		/* enum mgcap_format */
-	__u32 interface_id;	/* MGCAP_FORMAT_PCAPNG: the blocks' interface */
+	__u32 interface_id;	/* MGCAP_FORMAT_PCAPNG: the blocks' interface; else 0 */
+	__u32 flags;		/* 0 */
+	__u32 reserved;		/* 0 */
 };
 
 #define MGCAP_PCAPNG_EPB	0x00000006U	/* enhanced packet block */
@@ -289,7 +291,7 @@ static inline __u32 mgcap_pcapng_filler_len(__u64 at, __u32 page)
  * removes the line.  A reader that converts the NIC's clock (the samples
  * and the drift model are user space's) sets a new one before the last
  * runs out.  At most MGCAP_TSTAMP_LINE_SPAN_MAX long, its rate within
- * 1000 ppm of 1 (2^32).
+ * 1000 ppm of 1 (2^32); with span_ns 0, every field 0.
  */
 struct mgcap_tstamp_line {
 	__s64 phc_lo;		/* the NIC's clock, ns */
@@ -414,8 +416,11 @@ struct mgcap_filter {
 #define MGCAP_IOC_SET_DIRECTIONS	_IOW(MGCAP_IOC_MAGIC, 8, __u32)
 /*
  * What the ring holds from now on: what it held unread is dropped (not
- * counted), and the indices start again at the next page boundary.  Set
- * again at every open.
+ * counted), and the indices start again at the next page boundary, both
+ * the kernel's (a bad consumer index forgotten).  For a reader that has not
+ * begun to read, or has ended all it did with the ring (its writes from
+ * the mapping too): the bytes it held are the producer's again.  Set again
+ * at every open.
  */
 #define MGCAP_IOC_SET_FORMAT	_IOW(MGCAP_IOC_MAGIC, 9, struct mgcap_format_req)
 #define MGCAP_IOC_SET_TSTAMP_LINE	_IOW(MGCAP_IOC_MAGIC, 10, struct mgcap_tstamp_line)
