@@ -5,6 +5,7 @@
 ALL_TESTS="
 	t_mgdump_every_frame_per_queue
 	t_mgdump_per_queue_files_with_one_copy
+	t_mgdump_per_queue_rotation_loses_nothing
 	t_mgdump_merged_in_stamp_order
 	t_mgdump_rotation_loses_nothing
 	t_mgdump_rotation_by_time_with_a_command_per_file
@@ -55,20 +56,32 @@ t_mgdump_every_frame_per_queue() {
 # stamp the NIC's converted to system time (by the kernel, on mgdump's
 # line) within 10 us of its truth; whole pages, fillers between, which
 # libpcap, capinfos, tshark and mergecap read through
+# on_disk TEST: TEST run with $TMP/disk an ext4 file system on a loop
+# device (O_DIRECT, as on a disk), which goes after it whatever it did
+on_disk() {
+	modprobe loop 2>/dev/null
+	truncate -s 512M "$TMP/disk.img" && mkfs.ext4 -q "$TMP/disk.img" &&
+		mkdir "$TMP/disk" && mount -o loop "$TMP/disk.img" "$TMP/disk" || return 1
+	"$@"
+	o_status=$?
+	umount "$TMP/disk" || bad "$TMP/disk stays mounted"
+	return $o_status
+}
+
 t_mgdump_per_queue_files_with_one_copy() {
 	setup 4 && $MGCAP start mgt0 >/dev/null || return 1
 	echo 1 >/sys/class/net/mgt0/mgtestnic/phc_stamps &&
 		echo extended >/sys/class/net/mgt0/mgtestnic/phc_best || return 1
-	modprobe loop 2>/dev/null
-	truncate -s 512M "$TMP/disk.img" && mkfs.ext4 -q "$TMP/disk.img" &&
-		mkdir "$TMP/disk" && mount -o loop "$TMP/disk.img" "$TMP/disk" || return 1
+	on_disk per_queue_beside_today
+}
+per_queue_beside_today() {
 	timeout 120 $MGDUMP -i mgt0 -w "$TMP/disk/q.pcapng" --per-queue >"$TMP/d" 2>&1 &
 	dump=$!
 	timeout 120 $MGDUMP -i mgt0 -w "$TMP/old.pcapng" -c 8000 -q >"$TMP/old" 2>&1 &
 	old=$!
 	wait_readers mgt0 2 && wait_for 10000 "the last queue's file" has_bytes \
 		"$TMP/disk/q.mgt0@3.pcapng" && mgdump_reading "$TMP/old.pcapng" ||
-		{ kill $dump $old; umount "$TMP/disk"; return 1; }
+		{ kill $dump $old; return 1; }
 	echo "all 2000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait $old || bad "today's mgdump: $(cat "$TMP/old")"
 	kill -INT $dump
@@ -95,7 +108,47 @@ t_mgdump_per_queue_files_with_one_copy() {
 	mergecap -w "$TMP/merged.pcapng" "$TMP"/disk/q.mgt0@*.pcapng || bad "mergecap failed"
 	$PCAPCHECK "$TMP/merged.pcapng" --queues 4 --count 2000 --truth 10000 >/dev/null ||
 		bad "mergecap's file: $($PCAPCHECK "$TMP/merged.pcapng" --queues 4 --count 2000 2>&1)"
-	umount "$TMP/disk"
+}
+
+# --per-queue with -C 1 and a SIGHUP: each queue's files, in order, hold
+# every frame, whole (a file ends where its ring filled a page), none much
+# past -C, each handed to -z once complete
+t_mgdump_per_queue_rotation_loses_nothing() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	on_disk per_queue_rotation
+}
+per_queue_rotation() {
+	printf '#!/bin/sh\necho "$1" >>%s\n' "$TMP/done" >"$TMP/z" && chmod +x "$TMP/z" || return 1
+	timeout 300 $MGDUMP -i mgt0 -w "$TMP/disk/r.pcapng" --per-queue -C 1 -z "$TMP/z" \
+		>"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 && wait_for 10000 "the last queue's file" has_bytes \
+		"$TMP/disk/r.mgt0@1.pcapng" || { kill $dump; return 1; }
+	echo "all 10000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_idle mgt0 || { kill $dump; return 1; }
+	kill -HUP $dump
+	sleep 1
+	echo "all 10000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_idle mgt0 && wait_for 20000 "mgdump to write every frame" nothing_unread ||
+		{ kill $dump; return 1; }
+	kill -INT $dump
+	wait $dump || bad "mgdump: $(cat "$TMP/d")"
+	for q in 0 1; do
+		files=$(ls "$TMP"/disk/r.mgt0@$q.pcapng* | sort -V)
+		n=$(echo "$files" | wc -l)
+		[ "$n" -ge 6 ] || bad "queue $q: $n files, from 20,000 frames of 172 bytes, -C 1 and a SIGHUP"
+		for f in $files; do
+			size=$(stat -c %s "$f")
+			[ $((size % 4096)) = 0 ] || bad "$f: $size bytes, not pages"
+			[ "$size" -le $((1000000 + 65536)) ] || bad "$f: $size bytes, past -C 1"
+			grep -qx "$f" "$TMP/done" || bad "$f was not handed to -z"
+		done
+		$PCAPCHECK $files --queues 2 --only-queue $q --count 20000 --snaplen 262144 ||
+			bad "queue $q's $n files"
+		say "queue $q: $n files; $(grep "mgt0@$q:" "$TMP/d")"
+	done
+	[ "$(wc -l <"$TMP/done")" = "$(ls "$TMP"/disk/r.mgt0@*.pcapng* | wc -l)" ] ||
+		bad "-z ran $(wc -l <"$TMP/done") times for $(ls "$TMP"/disk/r.mgt0@*.pcapng* | wc -l) files"
 }
 
 t_mgdump_merged_in_stamp_order() {

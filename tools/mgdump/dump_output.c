@@ -88,29 +88,62 @@ static int write_all(struct dump_output *o, const uint8_t *p, size_t len, size_t
 	return 0;
 }
 
+/*
+ * Paged output: the @len bytes of blocks at @buf and a filler up to whole
+ * pages, in one write from memory aligned to a page, as O_DIRECT takes it.
+ */
+static int write_padded(struct dump_output *o, const uint8_t *buf, size_t len)
+{
+	uint32_t fill = mgcap_pcapng_filler_len(len, DUMP_OUTPUT_PAGE);
+	uint8_t *page;
+	int ret;
+
+	if (posix_memalign((void **)&page, DUMP_OUTPUT_PAGE, len + fill)) {
+		snprintf(o->error, sizeof(o->error), "out of memory");
+		return -1;
+	}
+	memcpy(page, buf, len);
+	pcapng_filler(page + len, fill, fill);
+	ret = write_all(o, page, len + fill, NULL);
+	free(page);
+	return ret;
+}
+
+/* Paged output's header or statistics, which did not fit their page buffer. */
+static int too_many_blocks(struct dump_output *o)
+{
+	snprintf(o->error, sizeof(o->error), "%s: %zu interfaces' blocks are more than %u bytes",
+		 o->current, o->nifs, 4 * DUMP_OUTPUT_PAGE);
+	return -1;
+}
+
 static int write_header(struct dump_output *o)
 {
-	uint8_t buf[512];
-	size_t i, n;
+	uint8_t buf[4 * DUMP_OUTPUT_PAGE];
+	size_t i, n, used = 0;
 
-	n = pcapng_shb(buf, sizeof(buf), "mgdump (mgcap)");
-	if (write_all(o, buf, n, NULL))
+	n = pcapng_shb(buf, sizeof(buf), o->paged ? "mgdump (mgcap, one copy)" : "mgdump (mgcap)");
+	if (!o->paged && write_all(o, buf, n, NULL))
 		return -1;
+	used = o->paged ? n : 0;
 	for (i = 0; i < o->nifs; i++) {
-		n = pcapng_idb(buf, sizeof(buf), o->ifs[i].linktype, o->ifs[i].snaplen,
-			       o->ifs[i].name, o->ifs[i].description);
-		if (write_all(o, buf, n, NULL))
+		n = pcapng_idb(buf + used, sizeof(buf) - used, o->ifs[i].linktype,
+			       o->ifs[i].snaplen, o->ifs[i].name, o->ifs[i].description);
+		if (!n)
+			return too_many_blocks(o);
+		if (!o->paged && write_all(o, buf, n, NULL))
 			return -1;
+		used += o->paged ? n : 0;
 	}
-	return 0;
+	return o->paged ? write_padded(o, buf, used) : 0;
 }
 
 static int write_trailer(struct dump_output *o)
 {
 	struct pcapng_if_stats *stats;
-	uint8_t buf[PCAPNG_ISB_MAX];
+	uint8_t buf[4 * DUMP_OUTPUT_PAGE];
 	uint64_t now = mgcap_now_ns(CLOCK_REALTIME);
-	size_t i, n;
+	size_t i, n, used = 0;
 	int ret = 0;
 
 	if (!o->collect_stats || !o->nifs)
@@ -122,11 +155,16 @@ static int write_trailer(struct dump_output *o)
 	}
 	o->collect_stats(stats, o->nifs, o->collect_arg);
 	for (i = 0; i < o->nifs && !ret; i++) {
-		n = pcapng_isb(buf, sizeof(buf), (uint32_t)i, now, &stats[i]);
-		ret = write_all(o, buf, n, NULL);
+		n = pcapng_isb(buf + used, sizeof(buf) - used, (uint32_t)i, now, &stats[i]);
+		if (!n)
+			ret = too_many_blocks(o);
+		else if (o->paged)
+			used += n;
+		else
+			ret = write_all(o, buf, n, NULL);
 	}
 	free(stats);
-	return ret;
+	return o->paged && !ret ? write_padded(o, buf, used) : ret;
 }
 
 static uint64_t wall_ns(const struct dump_output *o)
@@ -188,7 +226,15 @@ static int name_taken(const char *name)
 static int try_start(struct dump_output *o)
 {
 	if (o->fd < 0) {
-		o->fd = open(o->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+
+		o->direct = o->paged;
+		o->fd = open(o->part, flags | (o->paged ? O_DIRECT : 0), 0644);
+		if (o->fd < 0 && o->paged && errno == EINVAL) {
+			/* (a file system without it, tmpfs before 6.6: through the page cache) */
+			o->direct = 0;
+			o->fd = open(o->part, flags, 0644);
+		}
 		if (o->fd < 0) {
 			/* the name asked for: the .part beside it is ours to worry about */
 			snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(errno));
@@ -439,7 +485,7 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 	o->kept = 0;
 	o->full = 0;
 	/* a period's end starts its file (or ends the output: nothing written, 0) */
-	if (dump_output_tick(o))
+	if (!o->paged && dump_output_tick(o))
 		return -1;
 	if (o->ended)
 		return 0;
@@ -448,7 +494,7 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 	while (len) {
 		size_t run = len;
 
-		if (o->rotate_bytes) {
+		if (o->rotate_bytes && !o->paged) {
 			/* whole blocks that fit with the closing statistics; one at least */
 			uint64_t limit = o->rotate_bytes - o->nifs * PCAPNG_ISB_MAX;
 
@@ -469,7 +515,7 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 				continue;
 			}
 		}
-		if (write_all(o, blocks, run, &torn)) {
+		if (write_all(o, blocks, run, o->paged ? NULL : &torn)) {
 			if (o->full && make_room(o)) {
 				blocks += torn;
 				len -= torn;
@@ -483,6 +529,18 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 	}
 	o->kept = (size_t)(blocks - start);
 	return 0;
+}
+
+int dump_output_due(const struct dump_output *o, uint64_t pending)
+{
+	uint64_t trailer = o->collect_stats && o->nifs ? DUMP_OUTPUT_PAGE : 0;
+
+	if (o->ended || o->start_pending || o->fd < 0)
+		return 0;
+	if (o->rotate_seconds && wall_ns(o) >= o->period_end_ns)
+		return 1;
+	return o->rotate_bytes && o->file_bytes > o->header_bytes &&
+	       o->file_bytes + pending + trailer > o->rotate_bytes;
 }
 
 int dump_output_close(struct dump_output *o)

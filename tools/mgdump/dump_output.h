@@ -27,6 +27,9 @@
 #include "capindex.h"
 #include "pcapng.h"
 
+/* Paged output's unit: O_DIRECT's alignment on any file system, and the ring's page. */
+#define DUMP_OUTPUT_PAGE	4096U
+
 struct dump_interface {
 	char name[32];		/* "eth0@2" */
 	char description[128];
@@ -55,6 +58,18 @@ struct dump_output {
 	uint64_t (*clock_ns)(void);	/* the wall clock; NULL: CLOCK_REALTIME */
 	/* the index beside each file, NAME.idx (capindex.h); NULL: none */
 	struct capindex_writer *capindex;
+	/*
+	 * Pages (mgdump --per-queue): what is written is a pcapng ring's
+	 * whole pages, in which a block may end in the next ones.  Each file
+	 * is opened with O_DIRECT where its file system takes it (direct
+	 * then set), its header and its statistics each padded with a filler
+	 * block to whole pages (MGCAP_PCAPNG_FILLER); a write is never cut,
+	 * and the caller ends a file (dump_output_due(), then
+	 * dump_output_rotate()) where its pages end with a whole block.  No
+	 * index, no standard output.
+	 */
+	int paged;
+	int direct;
 	int fd;
 	int ended;			/* -G with -W: the last file is done */
 	int rotated_on_request;		/* dump_output_rotate() was called: names numbered */
@@ -94,10 +109,20 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len);
 int dump_output_tick(struct dump_output *o);
 
 /*
- * Finishes the current file and starts the next now (SIGHUP); 0, or -1 with
- * error set (and full, as dump_output_tick()).
+ * Finishes the current file and starts the next now (SIGHUP; for paged
+ * output, also where dump_output_due() says so); 0, or -1 with error set
+ * (and full, as dump_output_tick()).
  */
 int dump_output_rotate(struct dump_output *o);
+
+/*
+ * Paged output: whether the current file is to end before @pending more
+ * bytes (-C: they would take it past its size with its statistics, and it
+ * has pages of its own; -G: its period is over).  The caller then makes
+ * its pages end with a whole block, writes them, and calls
+ * dump_output_rotate().
+ */
+int dump_output_due(const struct dump_output *o, uint64_t pending);
 
 /*
  * Writes the closing statistics blocks and closes; 0 (on a full disk too,

@@ -79,8 +79,11 @@ int main(int argc, char **argv)
 	*(void **)&tstamp_report = dlsym(RTLD_DEFAULT, MGCAP_TSTAMP_REPORT_SYMBOL);
 	*(void **)&coalesced_count = dlsym(RTLD_DEFAULT, MGCAP_COALESCED_SYMBOL);
 	*(void **)&packet_direction = dlsym(RTLD_DEFAULT, MGCAP_DIRECTION_SYMBOL);
-	if (cfg.per_queue)
-		return mgdump_per_queue_run();
+	if (cfg.per_queue) {
+		postrotate.command = cfg.postrotate;
+		postrotate.abandon = &stop_at_once;
+		return mgdump_per_queue_run(on_file_done);
+	}
 	if (mgdump_open_readers())
 		return 1;
 	/*

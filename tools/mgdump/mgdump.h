@@ -127,9 +127,10 @@ void mgdump_sample_counts(struct mgdump_sample *s);
 
 /*
  * queue_files.c, --per-queue: each queue to a file of its own, from the
- * kernel's ring as it is, until stopped; mgdump's exit status
+ * kernel's ring as it is, until stopped, each finished file handed to
+ * @file_done; mgdump's exit status
  */
-int mgdump_per_queue_run(void);
+int mgdump_per_queue_run(void (*file_done)(const char *path, void *arg));
 
 /* writer.c: drains the readers' buffers into @out until stopped; 0, or -1 */
 int mgdump_write_loop(struct dump_output *out);

@@ -304,8 +304,7 @@ static int refuse_foreign(int argc, char **argv)
 /* What --per-queue does not do yet: refused, by name. */
 static int refuse_with_per_queue(void)
 {
-	const char *what = !strcmp(cfg.path, "-") ? "-w -" : cfg.rotate_bytes ? "-C" :
-			   cfg.rotate_seconds ? "-G" : cfg.postrotate ? "-z" : cfg.index ? "--index" :
+	const char *what = !strcmp(cfg.path, "-") ? "-w -" : cfg.index ? "--index" :
 			   cfg.max_disk_bytes || cfg.max_disk_percent ? "--max-disk" :
 			   cfg.max_age_s ? "--max-age" : cfg.merged ? "--merged" : cfg.decap ? "-d" :
 			   cfg.count ? "-c" : cfg.stats_path ? "--stats" :

@@ -10,8 +10,10 @@
  * touches a frame's bytes.
  *
  * A file: a section header, the queue's interface and a filler up to a
- * page, the ring's pages, then a page with the interface's statistics.  It
- * is written as NAME.part, synced, and renamed to NAME once complete.
+ * page, the ring's pages, then a page with the interface's statistics
+ * (dump_output's paged output, which names, rotates, syncs and renames
+ * it).  A file ends where the ring was asked to fill its page: every
+ * block in it whole.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +32,7 @@
 #include <net/if.h>
 
 #include "mgcap_adapter.h"
+#include "mgcap_hwtstamp.h"
 #include "mgcap_open.h"
 #include "mgcap_pages.h"
 #include "mgcap_time.h"
@@ -54,17 +57,27 @@ struct queue_file {
 	struct mgcap_adapter adapter;	/* adapter stamps: the samples the line comes from */
 	uint64_t line_at;		/* CLOCK_MONOTONIC of the last line set */
 	uint32_t snaplen;
-	char path[4096], part[4104];
-	int fd, direct;
-	uint64_t offset;		/* bytes in the file */
-	uint8_t *page;			/* an aligned page: the header, the statistics */
+	char path[4096];		/* FILE.DEV@N, for dump_output */
+	struct dump_interface iface;
+	struct dump_output out;
+	unsigned long hangups;		/* SIGHUPs it has rotated for */
 	uint64_t dropped;		/* the ring's, at the end */
 	int failed;
+	int ended;			/* -G with -W: its last period is written */
+	int done;			/* its thread has finished its last file */
 };
 
 static struct queue_file queues[MAX_READERS];
 static size_t nqueues;
 static int promisc_fd = -1;
+/* SIGHUPs seen by the main thread: each queue's thread rotates once for each */
+static unsigned long hangups;
+/* a file complete: its -z command or its place among the files kept, one thread at a time */
+static pthread_mutex_t file_done_lock = PTHREAD_MUTEX_INITIALIZER;
+static void (*file_done)(const char *path, void *arg);
+/* each -i device's stamping (PCAP_TSTAMP_*), and the NIC's, taken for its readers */
+static int device_tstamp[MGCAP_MAX_DEVICES];
+static struct mgcap_hwts_claim device_hwts[MGCAP_MAX_DEVICES];
 
 /* FILE.DEV@N: before FILE's extension where its name has one ("x.pcapng": "x.eth0@0.pcapng") */
 static int queue_path(char *buf, size_t len, const char *path, const char *name)
@@ -79,25 +92,53 @@ static int queue_path(char *buf, size_t len, const char *path, const char *name)
 	return n < 0 || (size_t)n >= len - 8 ? -1 : 0;
 }
 
-/* The clock the kernel stamps @qf's blocks with, and whether it converts them. */
-static int set_tstamp(struct queue_file *qf)
+/*
+ * Device @d's stamps: --tstamp, or by default adapter where the NIC stamps
+ * every frame and has a clock (PHC), adapter_unsynced where it has none,
+ * host where it cannot stamp.  The NIC's stamping taken for its readers,
+ * as libpcap takes it (mgcap_hwtstamp.h).  0, or -1 (it said why).
+ */
+static int choose_tstamp(size_t d)
 {
-	uint32_t source = MGCAP_TSTAMP_HW_OR_SW;
+	const char *dev = cfg.devs[d];
+	struct ethtool_ts_info info;
+	int want = cfg.tstamp;
+
+	device_tstamp[d] = PCAP_TSTAMP_HOST;
+	if (want == PCAP_TSTAMP_HOST)
+		return 0;
+	if (mgcap_hwts_info(dev, &info) < 0 || !mgcap_hwts_rx_capable(&info)) {
+		if (want < 0)
+			return 0;
+		fprintf(stderr, "mgdump: %s: its NIC does not stamp every frame: --tstamp %s\n",
+			dev, pcap_tstamp_type_val_to_name(want));
+		return -1;
+	}
+	if (mgcap_hwts_take(dev, MGCAP_HWTS_READERS, &device_hwts[d]) < 0 ||
+	    device_hwts[d].made.rx_filter != HWTSTAMP_FILTER_ALL) {
+		fprintf(stderr, "mgdump: %s: hardware time stamping: %s\n", dev,
+			errno == EPERM || errno == EACCES ? "not permitted" :
+			"not every frame stamped");
+		return -1;
+	}
+	device_tstamp[d] = want >= 0 ? want : info.phc_index >= 0 ? PCAP_TSTAMP_ADAPTER :
+		PCAP_TSTAMP_ADAPTER_UNSYNCED;
+	return 0;
+}
+
+/* The clock the kernel stamps @qf's blocks with (its device's, @tstamp), and its conversion. */
+static int set_tstamp(struct queue_file *qf, int tstamp)
+{
+	uint32_t source = tstamp == PCAP_TSTAMP_HOST ? MGCAP_TSTAMP_SW : MGCAP_TSTAMP_HW_OR_SW;
 	char err[256];
 
-	qf->tstamp = cfg.tstamp;
-	if (qf->tstamp == -1 || qf->tstamp == PCAP_TSTAMP_ADAPTER) {
-		if (mgcap_adapter_open(&qf->adapter, qf->ifname, err, sizeof(err)) == 0) {
-			qf->tstamp = PCAP_TSTAMP_ADAPTER;
-		} else if (qf->tstamp == -1 && errno == ENODEV) {
-			qf->tstamp = PCAP_TSTAMP_ADAPTER_UNSYNCED;
-		} else {
-			fprintf(stderr, "mgdump: %s: adapter time stamps: %s\n", qf->name, err);
-			return -1;
-		}
+	qf->tstamp = tstamp;
+	if (tstamp == PCAP_TSTAMP_ADAPTER &&
+	    mgcap_adapter_open(&qf->adapter, qf->ifname, err, sizeof(err))) {
+		fprintf(stderr, "mgdump: %s: adapter time stamps: %s\n", qf->name, err);
+		qf->tstamp = -1;	/* (nothing to close) */
+		return -1;
 	}
-	if (qf->tstamp == PCAP_TSTAMP_HOST)
-		source = MGCAP_TSTAMP_SW;
 	if (ioctl(qf->pg.r.fd, MGCAP_IOC_SET_TSTAMP, &source)) {
 		fprintf(stderr, "mgdump: %s: MGCAP_IOC_SET_TSTAMP: %s\n", qf->name, strerror(errno));
 		return -1;
@@ -133,8 +174,8 @@ static void renew_line(struct queue_file *qf, uint64_t now)
 			strerror(errno));
 }
 
-/* @qf's node opened, its ring set up for the file: 0, or -1 (it said why). */
-static int open_queue(struct queue_file *qf)
+/* @qf's node opened, its ring set up for the file, stamped @tstamp: 0, or -1 (it said why). */
+static int open_queue(struct queue_file *qf, int tstamp)
 {
 	uint32_t directions = MGCAP_DIR_RECEIVED | MGCAP_DIR_SENT, mark = MGCAP_PAGE_SIZE;
 	struct mgcap_error e;
@@ -150,7 +191,7 @@ static int open_queue(struct queue_file *qf)
 		fprintf(stderr, "mgdump: %s: %s\n", qf->devnode, strerror(errno));
 		return -1;
 	}
-	if (set_tstamp(qf))
+	if (set_tstamp(qf, tstamp))
 		return -1;
 	if (mgcap_pages_start(&qf->pg, 0)) {
 		fprintf(stderr, "mgdump: %s: a ring of pcapng blocks: %s%s\n", qf->devnode,
@@ -160,65 +201,13 @@ static int open_queue(struct queue_file *qf)
 	return 0;
 }
 
-/* All @len bytes at @p into the file at its end; 0, or -1 (it said why). */
+/* @len bytes of the ring's pages into the current file: 0, or -1 (it said why). */
 static int write_out(struct queue_file *qf, const uint8_t *p, uint64_t len)
 {
-	while (len) {
-		ssize_t n = pwrite(qf->fd, p, len, (off_t)qf->offset);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			fprintf(stderr, "mgdump: %s: %s\n", qf->part, n ? strerror(errno) :
-				"nothing written");
-			return -1;
-		}
-		p += n;
-		len -= (uint64_t)n;
-		qf->offset += (uint64_t)n;
-	}
-	return 0;
-}
-
-/* The blocks at the start of the page buffer (@used bytes), and a filler up to a page. */
-static int write_page(struct queue_file *qf, size_t used)
-{
-	size_t fill = mgcap_pcapng_filler_len(used, MGCAP_PAGE_SIZE), len = used + fill;
-
-	if (len > 2 * MGCAP_PAGE_SIZE || !pcapng_filler(qf->page + used, fill, (uint32_t)fill))
-		return -1;
-	return write_out(qf, qf->page, len);
-}
-
-static int start_file(struct queue_file *qf)
-{
-	char desc[128];
-	size_t n;
-	int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-
-	snprintf(qf->part, sizeof(qf->part), "%s.part", qf->path);
-	qf->direct = 1;
-	qf->fd = open(qf->part, flags | O_DIRECT, 0644);
-	if (qf->fd < 0 && errno == EINVAL) {
-		/* (a file system without it: the kernel's copy into the page cache, still none of ours) */
-		qf->direct = 0;
-		qf->fd = open(qf->part, flags, 0644);
-	}
-	if (qf->fd < 0) {
-		fprintf(stderr, "mgdump: %s: %s\n", qf->part, strerror(errno));
-		return -1;
-	}
-	if (!qf->direct)
-		fprintf(stderr, "mgdump: %s: no O_DIRECT on its file system: written through "
-			"the page cache\n", qf->part);
-	snprintf(desc, sizeof(desc), "mgcap:%s, receive queue %s and what is sent through it; "
-		 "stamps %s", qf->name, strchr(qf->name, '@') + 1,
-		 pcap_tstamp_type_val_to_name(qf->tstamp));
-	n = pcapng_shb(qf->page, MGCAP_PAGE_SIZE, "mgdump (mgcap, one copy)");
-	n += pcapng_idb(qf->page + n, MGCAP_PAGE_SIZE - n, DLT_EN10MB, qf->snaplen, qf->name,
-			desc);
-	qf->offset = 0;
-	return write_page(qf, n);
+	if (dump_output_write(&qf->out, p, len) == 0)
+		return 0;
+	fprintf(stderr, "mgdump: %s\n", qf->out.error);
+	return -1;
 }
 
 /*
@@ -260,39 +249,48 @@ static int write_all_held(struct queue_file *qf)
 	}
 }
 
-/* The statistics page, the data on the disk, and the file by its name. */
-static int finish_file(struct queue_file *qf)
+/* dump_output's collect_stats: the queue's file's statistics, from its ring's counters */
+static void queue_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 {
+	struct queue_file *qf = arg;
 	struct mgcap_queue_stats qs;
-	struct pcapng_if_stats st;
-	int ret = 0;
 
-	memset(&st, 0, sizeof(st));
 	memset(&qs, 0, sizeof(qs));
+	memset(st, 0, n * sizeof(*st));
 	if (ioctl(qf->pg.r.fd, MGCAP_IOC_STATS, &qs) == 0) {
-		st.received = qs.captured + qs.dropped;
-		st.os_dropped = qs.dropped;
+		st->received = qs.captured + qs.dropped;
+		st->os_dropped = qs.dropped;
 		if (qs.unconverted)
-			snprintf(st.note, sizeof(st.note), "%" PRIu64 " adapter stamps not "
+			snprintf(st->note, sizeof(st->note), "%" PRIu64 " adapter stamps not "
 				 "converted: the kernel's instead", (uint64_t)qs.unconverted);
 	}
 	qf->dropped = qs.dropped;
-	st.start_ns = start_ns;
-	st.end_ns = mgcap_now_ns(CLOCK_REALTIME);
-	st.delivered = qf->pg.packets;
-	if (write_page(qf, pcapng_isb(qf->page, MGCAP_PAGE_SIZE, 0, st.end_ns, &st)))
-		ret = -1;
-	if (fsync(qf->fd) && !ret) {
-		fprintf(stderr, "mgdump: %s: %s\n", qf->part, strerror(errno));
-		ret = -1;
+	st->start_ns = start_ns;
+	st->end_ns = mgcap_now_ns(CLOCK_REALTIME);
+	st->delivered = qf->pg.packets;
+}
+
+static void queue_file_done(const char *path, void *arg)
+{
+	pthread_mutex_lock(&file_done_lock);
+	file_done(path, arg);
+	pthread_mutex_unlock(&file_done_lock);
+}
+
+/*
+ * The file ends now (a SIGHUP, -C, -G): with what the ring holds, its last
+ * page filled, and the next begins.  0, or -1 (it said why).
+ */
+static int next_file(struct queue_file *qf)
+{
+	if (write_all_held(qf))
+		return -1;
+	if (dump_output_rotate(&qf->out)) {
+		fprintf(stderr, "mgdump: %s\n", qf->out.error);
+		return -1;
 	}
-	close(qf->fd);
-	qf->fd = -1;
-	if (rename(qf->part, qf->path) && !ret) {
-		fprintf(stderr, "mgdump: %s: %s\n", qf->path, strerror(errno));
-		ret = -1;
-	}
-	return ret;
+	qf->ended = qf->out.ended;
+	return 0;
 }
 
 static void *queue_main(void *arg)
@@ -306,12 +304,19 @@ static void *queue_main(void *arg)
 		mgcap_adapter_sample(&qf->adapter, 1, last_write);
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	}
-	while (!stopping && !qf->failed) {
-		uint64_t now = mgcap_now_ns(CLOCK_MONOTONIC), before = qf->offset;
+	while (!stopping && !qf->failed && !qf->ended) {
+		uint64_t now = mgcap_now_ns(CLOCK_MONOTONIC), before = qf->out.bytes_total;
+		unsigned long hups = __atomic_load_n(&hangups, __ATOMIC_RELAXED);
 
 		renew_line(qf, now);
+		if (hups != qf->hangups ||
+		    dump_output_due(&qf->out, qf->pg.r.head - qf->pg.r.tail)) {
+			qf->hangups = hups;
+			qf->failed = next_file(qf);
+			continue;
+		}
 		qf->failed = write_ready(qf, UINT64_MAX);
-		if (qf->offset != before)
+		if (qf->out.bytes_total != before)
 			last_write = now;
 		else if (now - last_write >= QUIET_FLUSH_NS) {
 			/* a quiet queue: what it holds goes to the disk all the same */
@@ -323,13 +328,16 @@ static void *queue_main(void *arg)
 			break;
 		poll(&pfd, 1, 100);
 	}
-	/* the stop: what the ring took before it, every page */
-	if (!qf->failed)
+	/* the stop: what the ring took before it, every page (not after -W's last period) */
+	if (!qf->failed && !qf->ended)
 		qf->failed = write_all_held(qf);
-	if (finish_file(qf))
+	if (dump_output_close(&qf->out)) {
+		fprintf(stderr, "mgdump: %s\n", qf->out.error);
 		qf->failed = 1;
+	}
 	if (qf->failed)
 		mgdump_request_stop(0);
+	__atomic_store_n(&qf->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -379,6 +387,10 @@ static int open_queues(void)
 				"mgcap's queues)");
 			return -1;
 		}
+		if (choose_tstamp(d)) {
+			free(nodes);
+			return -1;
+		}
 		for (i = 0; i < n; i++) {
 			struct queue_file *qf = &queues[nqueues];
 
@@ -388,18 +400,18 @@ static int open_queues(void)
 				return -1;
 			}
 			nqueues++;
-			qf->fd = -1;
 			qf->pg.r.fd = -1;
 			snprintf(qf->ifname, sizeof(qf->ifname), "%s", cfg.devs[d]);
 			snprintf(name, sizeof(name), "%.15s@%u", cfg.devs[d], nodes[i].queue);
 			snprintf(qf->name, sizeof(qf->name), "%s", name);
 			snprintf(qf->devnode, sizeof(qf->devnode), "%s", nodes[i].devnode);
+			snprintf(qf->iface.name, sizeof(qf->iface.name), "%s", name);
 			if (queue_path(qf->path, sizeof(qf->path), cfg.path, name)) {
 				fprintf(stderr, "mgdump: %s: too long a name\n", cfg.path);
 				free(nodes);
 				return -1;
 			}
-			if (open_queue(qf)) {
+			if (open_queue(qf, device_tstamp[d])) {
 				free(nodes);
 				return -1;
 			}
@@ -435,6 +447,37 @@ static int start_threads(size_t *started)
 	return 0;
 }
 
+/* @qf's output (its interface from its ring's settings), its first file begun: 0, or -1 */
+static int open_output(struct queue_file *qf)
+{
+	struct dump_output *o = &qf->out;
+
+	qf->iface.linktype = DLT_EN10MB;
+	qf->iface.snaplen = qf->snaplen;
+	snprintf(qf->iface.description, sizeof(qf->iface.description),
+		 "mgcap:%s, receive queue %s and what is sent through it; time stamps: %s",
+		 qf->name, strchr(qf->name, '@') + 1, pcap_tstamp_type_val_to_name(qf->tstamp));
+	memset(o, 0, sizeof(*o));
+	o->paged = 1;
+	o->path = qf->path;
+	o->rotate_bytes = cfg.rotate_bytes;
+	o->rotate_seconds = cfg.rotate_seconds;
+	o->keep = cfg.keep;
+	o->ifs = &qf->iface;
+	o->nifs = 1;
+	o->collect_stats = queue_stats;
+	o->collect_arg = qf;
+	o->file_done = file_done ? queue_file_done : NULL;
+	if (dump_output_open(o)) {
+		fprintf(stderr, "mgdump: %s\n", o->error);
+		return -1;
+	}
+	if (!o->direct)
+		fprintf(stderr, "mgdump: %s: no O_DIRECT on its file system: written through "
+			"the page cache\n", o->current);
+	return 0;
+}
+
 static void close_queues(void)
 {
 	size_t i;
@@ -444,17 +487,33 @@ static void close_queues(void)
 			mgcap_reader_close(&queues[i].pg.r);
 		if (queues[i].tstamp == PCAP_TSTAMP_ADAPTER)
 			mgcap_adapter_close(&queues[i].adapter);
-		free(queues[i].page);
 	}
+	/* the NICs' stamping back, where this was their last reader */
+	for (i = 0; i < cfg.ndevs; i++)
+		if (device_hwts[i].taken)
+			(void)mgcap_hwts_readers_gone(cfg.devs[i], &device_hwts[i]);
 	if (promisc_fd >= 0)
 		close(promisc_fd);
 }
 
-int mgdump_per_queue_run(void)
+/* Whether every queue's thread is done (-G with -W: each after its last period). */
+static int all_done(size_t started)
+{
+	size_t i;
+
+	for (i = 0; i < started; i++)
+		if (!__atomic_load_n(&queues[i].done, __ATOMIC_ACQUIRE))
+			return 0;
+	return started > 0;
+}
+
+int mgdump_per_queue_run(void (*on_file_done)(const char *path, void *arg))
 {
 	size_t i, started = 0;
 	int ret = 0, converting = 0;
 	uint64_t end = 0;
+
+	file_done = on_file_done;
 
 	if (open_queues() || promiscuous()) {
 		close_queues();
@@ -467,25 +526,26 @@ int mgdump_per_queue_run(void)
 		return 1;
 	}
 	start_ns = mgcap_now_ns(CLOCK_REALTIME);
-	for (i = 0; i < nqueues && !ret; i++) {
-		/* two pages: the header's blocks and their filler */
-		if (posix_memalign((void **)&queues[i].page, MGCAP_PAGE_SIZE,
-				   2 * MGCAP_PAGE_SIZE)) {
-			fprintf(stderr, "mgdump: out of memory\n");
-			ret = -1;
-		} else if (start_file(&queues[i])) {
-			ret = -1;
-		}
-	}
+	for (i = 0; i < nqueues && !ret; i++)
+		ret = open_output(&queues[i]);
 	if (!ret)
 		ret = start_threads(&started);
 	if (!ret)
 		mgdump_service_notify("READY=1");
 	if (cfg.duration_s)
 		end = start_ns + (uint64_t)cfg.duration_s * 1000000000ULL;
-	while (!ret && !stopping) {
+	while (!ret && !stopping && !all_done(started)) {
 		if (end && mgcap_now_ns(CLOCK_REALTIME) >= end)
 			mgdump_request_stop(1);
+		if (rotate_requested) {
+			rotate_requested = 0;
+			__atomic_add_fetch(&hangups, 1, __ATOMIC_RELAXED);
+		}
+		if (postrotate.command) {
+			pthread_mutex_lock(&file_done_lock);
+			postrotate_poll(&postrotate);
+			pthread_mutex_unlock(&file_done_lock);
+		}
 		nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
 	}
 	mgdump_service_notify("STOPPING=1");
@@ -496,14 +556,16 @@ int mgdump_per_queue_run(void)
 		pthread_join(qf->thread, NULL);
 		ret |= qf->failed;
 		if (!cfg.quiet)
-			fprintf(stderr, "mgdump: %s: %" PRIu64 " packets, %" PRIu64 " bytes, to %s; "
-				"%" PRIu64 " dropped by the ring\n", qf->name, qf->pg.packets,
-				qf->offset, qf->path, qf->dropped);
+			fprintf(stderr, "mgdump: %s: %" PRIu64 " packets, %" PRIu64 " bytes, in %"
+				PRIu64 " files; %" PRIu64 " dropped by the ring\n", qf->name,
+				qf->pg.packets, qf->out.bytes_total, qf->out.files_done,
+				qf->dropped);
 	}
-	/* files started, their threads not: what they have, complete */
+	/* files begun, their threads not: what they have, complete */
 	for (i = started; i < nqueues; i++)
-		if (queues[i].fd >= 0)
-			finish_file(&queues[i]);
+		dump_output_close(&queues[i].out);
+	if (postrotate.command)
+		postrotate_finish(&postrotate);
 	close_queues();
 	return ret ? 1 : 0;
 }
