@@ -245,7 +245,6 @@ int mgcap_ring_set_tstamp_line(struct mgcap_ring *ring, const struct mgcap_tstam
 int mgcap_ring_fill_page(struct mgcap_ring *ring, u64 *end);
 
 /* pcapng.c */
-u64 mgcap_pcapng_skip_before(u64 head, u64 data_size, u32 len);
 void mgcap_pcapng_filler(u8 *at, u32 len);
 void mgcap_pcapng_epb_write(struct mgcap_pcapng_epb *epb, u32 len, u32 interface_id,
 			    u64 tstamp_ns, u32 caplen, u32 wirelen, bool sent);

@@ -9,18 +9,6 @@
 
 #include "mgcap.h"
 
-/*
- * Bytes a filler takes before a block of @len bytes at free-running index
- * @head: the rest of the data area, where the block does not fit before its
- * end, or would leave a gap there that no block could fill.
- */
-u64 mgcap_pcapng_skip_before(u64 head, u64 data_size, u32 len)
-{
-	u64 room = data_size - (head & (data_size - 1));
-
-	return len == room || (len < room && room - len >= MGCAP_PCAPNG_BLOCK_MIN) ? 0 : room;
-}
-
 /* A filler block of @len bytes (at least MGCAP_PCAPNG_BLOCK_MIN, a multiple of 4) at @at. */
 void mgcap_pcapng_filler(u8 *at, u32 len)
 {

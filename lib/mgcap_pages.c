@@ -14,15 +14,34 @@ int mgcap_pages_start(struct mgcap_pages *pg, uint32_t interface_id)
 		return -1;
 	/* (the kernel started it empty, at a page boundary) */
 	start = __atomic_load_n(&pg->r.ctrl->consumer, __ATOMIC_ACQUIRE);
-	mgcap_reader_seek(&pg->r, start);
-	if (start % MGCAP_PAGE_SIZE) {
+	if (mgcap_pages_begin(pg, start)) {
 		errno = EPROTO;
 		return -1;
 	}
+	return 0;
+}
+
+int mgcap_pages_begin(struct mgcap_pages *pg, uint64_t start)
+{
+	mgcap_reader_seek(&pg->r, start);
 	pg->handed = start;
 	pg->block_at = start;
 	pg->packets = 0;
 	pg->bytes = 0;
+	return start % MGCAP_PAGE_SIZE ? -1 : 0;
+}
+
+/* The producer index looked at: 0, or -1 where reading ended (or ends: an impossible one). */
+static int look(struct mgcap_reader *r)
+{
+	if (r->corrupt)
+		return -1;
+	/* pairs with the kernel's release store of producer */
+	r->head = __atomic_load_n(&r->ctrl->producer, __ATOMIC_ACQUIRE);
+	if (r->head - r->tail > r->data_size) {
+		mgcap_reader_set_corrupt(r, r->tail);
+		return -1;
+	}
 	return 0;
 }
 
@@ -31,14 +50,8 @@ uint64_t mgcap_pages_next(struct mgcap_pages *pg, uint64_t limit, const uint8_t 
 	struct mgcap_reader *r = &pg->r;
 	uint64_t end, room, pos = pg->handed & (r->data_size - 1);
 
-	if (r->corrupt)
+	if (look(r))
 		return 0;
-	/* pairs with the kernel's release store of producer */
-	r->head = __atomic_load_n(&r->ctrl->producer, __ATOMIC_ACQUIRE);
-	if (r->head - r->tail > r->data_size) {
-		mgcap_reader_set_corrupt(r, r->tail);
-		return 0;
-	}
 	end = r->head & ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
 	if (limit - pg->handed < end - pg->handed)
 		end = limit;
@@ -51,27 +64,63 @@ uint64_t mgcap_pages_next(struct mgcap_pages *pg, uint64_t limit, const uint8_t 
 	return end;
 }
 
+/*
+ * The type and length of the block at ring index @at, which the kernel
+ * wrote: 0, or -1 where its length is not whole words within the data
+ * area and what the kernel wrote (reading ends).
+ */
+static int block_at(struct mgcap_pages *pg, uint64_t at, uint32_t hdr[2])
+{
+	struct mgcap_reader *r = &pg->r;
+	uint64_t pos = at & (r->data_size - 1);
+
+	memcpy(hdr, r->data + pos, 2 * sizeof(*hdr));
+	if (hdr[1] < MGCAP_PCAPNG_BLOCK_MIN || hdr[1] % 4 || hdr[1] > r->data_size - pos ||
+	    hdr[1] > r->head - at) {
+		mgcap_reader_set_corrupt(r, at);
+		return -1;
+	}
+	return 0;
+}
+
 /* Counts the blocks that end at or before ring index @to; 0, or -1 (one does not fit). */
 static int count_blocks(struct mgcap_pages *pg, uint64_t to)
 {
-	struct mgcap_reader *r = &pg->r;
+	while (to - pg->block_at >= MGCAP_PCAPNG_BLOCK_MIN && to - pg->block_at <= pg->r.data_size) {
+		uint32_t hdr[2];
 
-	while (to - pg->block_at >= MGCAP_PCAPNG_BLOCK_MIN && to - pg->block_at <= r->data_size) {
-		uint64_t pos = pg->block_at & (r->data_size - 1);
-		uint32_t head[2];
-
-		memcpy(head, r->data + pos, sizeof(head));
-		/* whole words, within the data area and what the kernel wrote */
-		if (head[1] < MGCAP_PCAPNG_BLOCK_MIN || head[1] % 4 ||
-		    head[1] > r->data_size - pos || head[1] > r->head - pg->block_at) {
-			mgcap_reader_set_corrupt(r, pg->block_at);
+		if (block_at(pg, pg->block_at, hdr))
 			return -1;
-		}
-		if (head[1] > to - pg->block_at)
+		if (hdr[1] > to - pg->block_at)
 			break;	/* it ends in pages not written yet */
-		pg->packets += head[0] == MGCAP_PCAPNG_EPB;
-		pg->block_at += head[1];
+		pg->packets += hdr[0] == MGCAP_PCAPNG_EPB;
+		pg->block_at += hdr[1];
 	}
+	return 0;
+}
+
+int mgcap_pages_count(struct mgcap_pages *pg, uint64_t to)
+{
+	return count_blocks(pg, to);
+}
+
+int mgcap_pages_cut(struct mgcap_pages *pg, uint64_t end, uint64_t room, uint64_t *cut)
+{
+	uint64_t at = pg->block_at, tail = pg->r.tail;
+
+	if (look(&pg->r))
+		return -1;
+	/* (a block that began in the pages given back ends in this file, whatever its length) */
+	while (end - at >= MGCAP_PCAPNG_BLOCK_MIN && end - at <= pg->r.data_size) {
+		uint32_t hdr[2];
+
+		if (block_at(pg, at, hdr))
+			return -1;
+		if (at >= tail && at + hdr[1] - tail > room)
+			break;
+		at += hdr[1];
+	}
+	*cut = at;
 	return 0;
 }
 

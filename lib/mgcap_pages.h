@@ -36,6 +36,13 @@ struct mgcap_pages {
 int mgcap_pages_start(struct mgcap_pages *pg, uint32_t interface_id);
 
 /*
+ * Reading of @pg->r (attached to a pcapng ring: a synthetic one in tests
+ * and benchmarks) begins at ring index @start, a page boundary where the
+ * kernel began its blocks: 0, or -1 where it is not one.
+ */
+int mgcap_pages_begin(struct mgcap_pages *pg, uint64_t start);
+
+/*
  * Whole pages the kernel wrote after those handed out, up to ring index
  * @end at most (UINT64_MAX: none) and not past the end of the data area
  * (the rest comes at the next call): their bytes, with *@first, or 0 where
@@ -49,6 +56,22 @@ uint64_t mgcap_pages_next(struct mgcap_pages *pg, uint64_t end, const uint8_t **
  * (reading ends: mgcap_reader_corrupt()).
  */
 int mgcap_pages_done(struct mgcap_pages *pg, uint64_t bytes);
+
+/*
+ * Where a file that ends before ring index @end (a page boundary the
+ * kernel filled to) may end within @room bytes after the pages given back:
+ * at the last block's end that fits, or at the first block's end where
+ * none does.  0 with *@cut, or -1 where a block does not fit the ring
+ * (reading ends).
+ */
+int mgcap_pages_cut(struct mgcap_pages *pg, uint64_t end, uint64_t room, uint64_t *cut);
+
+/*
+ * The blocks that end at or before ring index @to counted now, before the
+ * pages holding them are written and given back (mgcap_pages_done() counts
+ * on from there): 0, or -1 where a block does not fit (reading ends).
+ */
+int mgcap_pages_count(struct mgcap_pages *pg, uint64_t to);
 
 /*
  * The kernel fills the page it writes in (MGCAP_IOC_FILL_PAGE), so that

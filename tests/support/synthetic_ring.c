@@ -83,3 +83,64 @@ int synthetic_ring_put_both(struct synthetic_ring *s, const uint8_t *frame, uint
 {
 	return put(s, frame, caplen, wirelen, queue, flags, tstamp_ns, sw_tstamp_ns);
 }
+
+/* A filler block of @len bytes at free-running index @at, zeros within. */
+static void put_filler(struct synthetic_ring *s, uint64_t at, uint32_t len)
+{
+	uint8_t *p = s->data + (at & (s->ctrl->data_size - 1));
+	uint32_t type = MGCAP_PCAPNG_FILLER;
+
+	memset(p, 0, len);
+	memcpy(p, &type, 4);
+	memcpy(p + 4, &len, 4);
+	memcpy(p + len - 4, &len, 4);
+}
+
+int synthetic_ring_put_epb(struct synthetic_ring *s, const uint8_t *frame, uint32_t caplen,
+			   uint32_t wirelen, uint32_t ifid, uint64_t tstamp_ns)
+{
+	uint64_t size = s->ctrl->data_size;
+	uint64_t tail = __atomic_load_n(&s->ctrl->consumer, __ATOMIC_ACQUIRE);
+	uint32_t len = mgcap_pcapng_epb_len(caplen, MGCAP_PCAPNG_EPB_INBOUND);
+	uint16_t opt[2] = { MGCAP_PCAPNG_OPT_EPB_FLAGS, 4 };
+	uint32_t inbound = MGCAP_PCAPNG_EPB_INBOUND, end_opt = MGCAP_PCAPNG_OPT_ENDOFOPT;
+	uint64_t skip = mgcap_pcapng_skip_before(s->head, size, len);
+	struct mgcap_pcapng_epb epb = { MGCAP_PCAPNG_EPB, len, ifid, (uint32_t)(tstamp_ns >> 32),
+					(uint32_t)tstamp_ns, caplen, wirelen };
+	uint8_t *p;
+
+	if (s->head - tail + skip + len > size) {
+		s->dropped++;
+		return -1;
+	}
+	if (skip)
+		put_filler(s, s->head, (uint32_t)skip);
+	s->head += skip;
+	p = s->data + (s->head & (size - 1));
+	memset(p, 0, len);
+	memcpy(p, &epb, sizeof(epb));
+	memcpy(p + sizeof(epb), frame, caplen);
+	p += len - MGCAP_PCAPNG_EPB_FLAGS_BYTES - 4;
+	memcpy(p, opt, 4);
+	memcpy(p + 4, &inbound, 4);
+	memcpy(p + 8, &end_opt, 4);
+	memcpy(p + 12, &len, 4);
+	s->head += len;
+	__atomic_store_n(&s->ctrl->producer, s->head, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int synthetic_ring_fill_page(struct synthetic_ring *s, uint64_t *end)
+{
+	uint64_t tail = __atomic_load_n(&s->ctrl->consumer, __ATOMIC_ACQUIRE);
+	uint32_t len = mgcap_pcapng_filler_len(s->head, PAGE);
+
+	if (s->head - tail + len > s->ctrl->data_size)
+		return -1;
+	if (len)
+		put_filler(s, s->head, len);
+	s->head += len;
+	__atomic_store_n(&s->ctrl->producer, s->head, __ATOMIC_RELEASE);
+	*end = s->head;
+	return 0;
+}

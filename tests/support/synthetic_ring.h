@@ -33,4 +33,15 @@ int synthetic_ring_put_both(struct synthetic_ring *s, const uint8_t *frame, uint
 			    uint32_t wirelen, uint16_t queue, uint16_t flags, uint64_t tstamp_ns,
 			    uint64_t sw_tstamp_ns);
 
+/*
+ * A pcapng ring's (MGCAP_FORMAT_PCAPNG): an enhanced packet block of
+ * interface @ifid, its direction inbound; -1 (and a drop counted) when the
+ * ring is full.
+ */
+int synthetic_ring_put_epb(struct synthetic_ring *s, const uint8_t *frame, uint32_t caplen,
+			   uint32_t wirelen, uint32_t ifid, uint64_t tstamp_ns);
+
+/* A pcapng ring's MGCAP_IOC_FILL_PAGE: 0 with *@end, or -1 (no room). */
+int synthetic_ring_fill_page(struct synthetic_ring *s, uint64_t *end);
+
 #endif /* MGCAP_SYNTHETIC_RING_H */

@@ -2,7 +2,7 @@
 # ASan + UBSan.  Each sees the layers it tests.
 UNIT_SRCS = tests/unit/unit_main.c tests/unit/unit.h tests/unit/test_parse.c \
 	tests/unit/test_ring.c tests/unit/test_show.c tests/unit/test_frame.c \
-	tests/unit/test_peek.c tests/unit/test_merge.c tests/unit/test_order.c \
+	tests/unit/test_peek.c tests/unit/test_merge.c tests/unit/test_order.c tests/unit/test_pages.c \
 	tests/unit/test_source.c \
 	tests/unit/test_pcapng.c tests/unit/test_blockring.c tests/unit/test_erspan.c \
 	tests/unit/test_dump_output.c tests/unit/test_retention.c tests/unit/test_options.c \

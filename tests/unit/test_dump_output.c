@@ -180,6 +180,87 @@ static void test_rotation_between_whole_blocks(void)
 	unit_remove_dir(dir);
 }
 
+/*
+ * Paged output (mgdump --per-queue): whole pages written as they are, the
+ * header and the statistics each padded to pages, and a file ended inside
+ * a page: that page's blocks before the end close it, the rest of the page
+ * begins the next after its header.  Both read whole, every packet once.
+ */
+static void test_paged_files_end_inside_a_page(void)
+{
+	enum { PAGE = DUMP_OUTPUT_PAGE, BLOCKS = 438 };
+	static uint8_t stream[16 * PAGE] __attribute__((aligned(PAGE)));
+	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600];
+	size_t len = blocks(stream, 0, BLOCKS), block = len / BLOCKS, cut, f;
+	uint32_t next = 0;
+	struct dump_output o;
+	int collected = 0;
+
+	/* a ring's 15 pages: 438 blocks of 140 bytes, a filler to the end of the 15th */
+	CU_ASSERT_FATAL(block == 140 && len < 15 * PAGE);
+	CU_ASSERT_FATAL(pcapng_filler(stream + len, sizeof(stream) - len,
+				      (uint32_t)(15 * PAGE - len)) == 15 * PAGE - len);
+	/* the end of the first file: the first block's end in the 6th page */
+	cut = (5 * PAGE / block + 1) * block;
+	CU_ASSERT_FATAL(cut > 5 * PAGE && cut < 6 * PAGE);
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/cap", dir);
+	memset(&o, 0, sizeof(o));
+	o.path = path;
+	o.paged = 1;
+	o.rotate_bytes = 1000000;
+	/* (the blocks are of two interfaces in turn) */
+	o.ifs = ifs;
+	o.nifs = 2;
+	o.collect_stats = fixed_stats;
+	o.collect_arg = &collected;
+	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
+	CU_ASSERT_EQUAL(o.file_bytes, PAGE);
+	CU_ASSERT_EQUAL(dump_output_write(&o, stream, 5 * PAGE), 0);
+	/* with -C: due once what is pending would take it past its room */
+	CU_ASSERT_EQUAL(dump_output_room(&o), 1000000 - 8 * PAGE);
+	CU_ASSERT(!dump_output_due(&o, 1000000 - 8 * PAGE));
+	CU_ASSERT(dump_output_due(&o, 1000000 - 8 * PAGE + 1));
+	o.last = stream + 5 * PAGE;
+	o.last_len = cut - 5 * PAGE;
+	o.lead = stream + cut;
+	o.lead_len = 6 * PAGE - cut;
+	CU_ASSERT_EQUAL(dump_output_rotate(&o), 0);
+	CU_ASSERT_EQUAL(o.file_bytes % PAGE, 0);
+	CU_ASSERT_EQUAL(dump_output_write(&o, stream + 6 * PAGE, 9 * PAGE), 0);
+	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
+	CU_ASSERT_EQUAL(o.files_done, 2);
+	CU_ASSERT_EQUAL(collected, 2);
+	for (f = 0; f < 2; f++) {
+		char name[700], err[PCAP_ERRBUF_SIZE];
+		struct pcap_pkthdr *h;
+		const u_char *d;
+		struct stat st;
+		pcap_t *p;
+		int ret;
+
+		dump_output_file_name(name, sizeof(name), path, (unsigned int)f, 1, 0);
+		CU_ASSERT_FATAL(stat(name, &st) == 0);
+		CU_ASSERT_EQUAL(st.st_size % PAGE, 0);
+		p = pcap_open_offline(name, err);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		while ((ret = pcap_next_ex(p, &h, &d)) == 1) {
+			uint32_t seq;
+
+			memcpy(&seq, d, 4);
+			CU_ASSERT_EQUAL(seq, next);
+			next = seq + 1;
+		}
+		CU_ASSERT_EQUAL(ret, PCAP_ERROR_BREAK);	/* the file's end, nothing torn */
+		/* the first file ends at the cut */
+		if (f == 0)
+			CU_ASSERT_EQUAL(next, cut / block);
+		pcap_close(p);
+	}
+	CU_ASSERT_EQUAL(next, BLOCKS);
+	unit_remove_dir(dir);
+}
+
 static void test_ring_of_files(void)
 {
 	static uint8_t buf[1 << 20];
@@ -735,6 +816,7 @@ void register_dump_output_tests(void)
 	static const struct unit_test tests[] = {
 		{ "file names", test_file_names },
 		{ "rotation between whole blocks", test_rotation_between_whole_blocks },
+		{ "paged files end inside a page", test_paged_files_end_inside_a_page },
 		{ "ring of files", test_ring_of_files },
 		{ "full disk keeps whole blocks", test_full_disk_keeps_whole_blocks },
 		{ "full disk, then room", test_full_disk_then_room },

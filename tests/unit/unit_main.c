@@ -26,6 +26,7 @@ int main(void)
 	register_peek_tests();
 	register_merge_tests();
 	register_order_tests();
+	register_pages_tests();
 	register_source_tests();
 	register_pcapng_tests();
 	register_blockring_tests();

@@ -89,22 +89,30 @@ static int write_all(struct dump_output *o, const uint8_t *p, size_t len, size_t
 }
 
 /*
- * Paged output: the @len bytes of blocks at @buf and a filler up to whole
- * pages, in one write from memory aligned to a page, as O_DIRECT takes it.
+ * Paged output: @pre_len bytes, the @len bytes of blocks at @buf, a filler
+ * and @post_len bytes, whole pages together, in one write from memory
+ * aligned to a page, as O_DIRECT takes it.
  */
-static int write_padded(struct dump_output *o, const uint8_t *buf, size_t len)
+static int write_padded(struct dump_output *o, const uint8_t *pre, size_t pre_len,
+			const uint8_t *buf, size_t len, const uint8_t *post, size_t post_len)
 {
-	uint32_t fill = mgcap_pcapng_filler_len(len, DUMP_OUTPUT_PAGE);
+	size_t used = pre_len + len;
+	uint32_t fill = mgcap_pcapng_filler_len(used + post_len, DUMP_OUTPUT_PAGE);
 	uint8_t *page;
 	int ret;
 
-	if (posix_memalign((void **)&page, DUMP_OUTPUT_PAGE, len + fill)) {
+	if (posix_memalign((void **)&page, DUMP_OUTPUT_PAGE, used + fill + post_len)) {
 		snprintf(o->error, sizeof(o->error), "out of memory");
 		return -1;
 	}
-	memcpy(page, buf, len);
-	pcapng_filler(page + len, fill, fill);
-	ret = write_all(o, page, len + fill, NULL);
+	if (pre_len)
+		memcpy(page, pre, pre_len);
+	if (len)
+		memcpy(page + pre_len, buf, len);
+	pcapng_filler(page + used, fill, fill);
+	if (post_len)
+		memcpy(page + used + fill, post, post_len);
+	ret = write_all(o, page, used + fill + post_len, NULL);
 	free(page);
 	return ret;
 }
@@ -135,7 +143,12 @@ static int write_header(struct dump_output *o)
 			return -1;
 		used += o->paged ? n : 0;
 	}
-	return o->paged ? write_padded(o, buf, used) : 0;
+	if (!o->paged)
+		return 0;
+	/* (the next page of the ring follows: the filler brings it to a page boundary) */
+	n = o->lead_len;
+	o->lead_len = 0;
+	return write_padded(o, NULL, 0, buf, used, o->lead, n);
 }
 
 static int write_trailer(struct dump_output *o)
@@ -146,8 +159,11 @@ static int write_trailer(struct dump_output *o)
 	size_t i, n, used = 0;
 	int ret = 0;
 
-	if (!o->collect_stats || !o->nifs)
-		return 0;
+	if (!o->collect_stats || !o->nifs) {
+		n = o->last_len;
+		o->last_len = 0;
+		return n ? write_padded(o, o->last, n, NULL, 0, NULL, 0) : 0;
+	}
 	stats = calloc(o->nifs, sizeof(*stats));
 	if (!stats) {
 		snprintf(o->error, sizeof(o->error), "out of memory");
@@ -164,7 +180,11 @@ static int write_trailer(struct dump_output *o)
 			ret = write_all(o, buf, n, NULL);
 	}
 	free(stats);
-	return o->paged && !ret ? write_padded(o, buf, used) : ret;
+	if (!o->paged || ret)
+		return ret;
+	n = o->last_len;
+	o->last_len = 0;
+	return write_padded(o, o->last, n, buf, used, NULL, 0);
 }
 
 static uint64_t wall_ns(const struct dump_output *o)
@@ -531,16 +551,21 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 	return 0;
 }
 
+uint64_t dump_output_room(const struct dump_output *o)
+{
+	uint64_t used = o->file_bytes + DUMP_OUTPUT_END_PAGES * DUMP_OUTPUT_PAGE;
+
+	return used < o->rotate_bytes ? o->rotate_bytes - used : 0;
+}
+
 int dump_output_due(const struct dump_output *o, uint64_t pending)
 {
-	uint64_t trailer = o->collect_stats && o->nifs ? DUMP_OUTPUT_PAGE : 0;
-
 	if (o->ended || o->start_pending || o->fd < 0)
 		return 0;
 	if (o->rotate_seconds && wall_ns(o) >= o->period_end_ns)
 		return 1;
 	return o->rotate_bytes && o->file_bytes > o->header_bytes &&
-	       o->file_bytes + pending + trailer > o->rotate_bytes;
+	       pending > dump_output_room(o);
 }
 
 int dump_output_close(struct dump_output *o)

@@ -70,6 +70,15 @@ struct dump_output {
 	 */
 	int paged;
 	int direct;
+	/*
+	 * Paged output, for the next dump_output_rotate() only (where -C
+	 * ends a file inside a page): @last_len bytes, whole blocks' ends, that
+	 * end the current file before its statistics, and @lead_len bytes
+	 * that begin the next after its header, up to the ring's next page;
+	 * each less than a page.
+	 */
+	const uint8_t *last, *lead;
+	size_t last_len, lead_len;
 	int fd;
 	int ended;			/* -G with -W: the last file is done */
 	int rotated_on_request;		/* dump_output_rotate() was called: names numbered */
@@ -123,6 +132,14 @@ int dump_output_rotate(struct dump_output *o);
  * dump_output_rotate().
  */
 int dump_output_due(const struct dump_output *o, uint64_t pending);
+
+/*
+ * Paged output, -C: the bytes the current file takes before its statistics
+ * keep it within its size (0 where it is there), with a page of the last
+ * bytes, the statistics and a filler after them (DUMP_OUTPUT_END_PAGES).
+ */
+#define DUMP_OUTPUT_END_PAGES	2
+uint64_t dump_output_room(const struct dump_output *o);
 
 /*
  * Writes the closing statistics blocks and closes; 0 (on a full disk too,

@@ -230,14 +230,12 @@ static int write_ready(struct queue_file *qf, uint64_t end)
 	return 0;
 }
 
-/* Everything the ring holds now, its last page filled: 0, or -1 (it said why). */
-static int write_all_held(struct queue_file *qf)
+/* The ring's page filled: everything it holds whole blocks before *@end; 0, or -1. */
+static int fill_page(struct queue_file *qf, uint64_t *end)
 {
-	uint64_t end;
-
 	for (;;) {
-		if (mgcap_pages_fill(&qf->pg, &end) == 0)
-			return write_ready(qf, end);
+		if (mgcap_pages_fill(&qf->pg, end) == 0)
+			return 0;
 		if (errno != EAGAIN) {
 			fprintf(stderr, "mgdump: %s: MGCAP_IOC_FILL_PAGE: %s\n", qf->name,
 				strerror(errno));
@@ -247,6 +245,14 @@ static int write_all_held(struct queue_file *qf)
 		if (write_ready(qf, UINT64_MAX))
 			return -1;
 	}
+}
+
+/* Everything the ring holds now, its last page filled: 0, or -1 (it said why). */
+static int write_all_held(struct queue_file *qf)
+{
+	uint64_t end;
+
+	return fill_page(qf, &end) || write_ready(qf, end);
 }
 
 /* dump_output's collect_stats: the queue's file's statistics, from its ring's counters */
@@ -278,19 +284,58 @@ static void queue_file_done(const char *path, void *arg)
 }
 
 /*
- * The file ends now (a SIGHUP, -C, -G): with what the ring holds, its last
- * page filled, and the next begins.  0, or -1 (it said why).
+ * The file ends now (a SIGHUP, -C, -G), and the next begins: it takes what
+ * the ring holds (its page filled, so that all of it is whole blocks), or
+ * with -C what keeps it within its size, up to a block's end.  Where that
+ * is inside a page, the page's blocks before it end the file, before its
+ * statistics, and the rest of the page begins the next, after its header
+ * (dump_output's last and lead): every other page goes as it lies in the
+ * ring.  0, or -1 (it said why).
  */
 static int next_file(struct queue_file *qf)
 {
-	if (write_all_held(qf))
+	uint64_t end, cut, below;
+	const uint8_t *page = NULL;
+	int ret;
+
+	if (fill_page(qf, &end))
 		return -1;
-	if (dump_output_rotate(&qf->out)) {
-		fprintf(stderr, "mgdump: %s\n", qf->out.error);
+	cut = end;
+	if (qf->out.rotate_bytes &&
+	    mgcap_pages_cut(&qf->pg, end, dump_output_room(&qf->out), &cut)) {
+		fprintf(stderr, "mgdump: %s: a block that does not fit the ring\n", qf->name);
 		return -1;
 	}
+	below = cut & ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
+	if (write_ready(qf, below))
+		return -1;
+	if (cut != below &&
+	    mgcap_pages_next(&qf->pg, below + MGCAP_PAGE_SIZE, &page) != MGCAP_PAGE_SIZE) {
+		fprintf(stderr, "mgdump: %s: the ring's page at a file's end is gone\n", qf->name);
+		return -1;
+	}
+	if (page) {
+		qf->out.last = page;
+		qf->out.last_len = cut - below;
+		qf->out.lead = page + (cut - below);
+		qf->out.lead_len = MGCAP_PAGE_SIZE - (cut - below);
+	}
+	/* (the file's statistics count the packets up to its end) */
+	ret = mgcap_pages_count(&qf->pg, cut);
+	if (ret)
+		fprintf(stderr, "mgdump: %s: a block that does not fit the ring\n", qf->name);
+	else if ((ret = dump_output_rotate(&qf->out)))
+		fprintf(stderr, "mgdump: %s\n", qf->out.error);
+	/* (unused where no file ended: a -W output's, or one a full disk did not start) */
+	qf->out.last_len = 0;
+	qf->out.lead_len = 0;
+	/* (the page was copied into both files: the ring may have it back) */
+	if (page && mgcap_pages_done(&qf->pg, MGCAP_PAGE_SIZE) && !ret) {
+		fprintf(stderr, "mgdump: %s: a block that does not fit the ring\n", qf->name);
+		ret = -1;
+	}
 	qf->ended = qf->out.ended;
-	return 0;
+	return ret;
 }
 
 static void *queue_main(void *arg)

@@ -272,6 +272,18 @@ static inline __u32 mgcap_pcapng_epb_len(__u32 caplen, __u32 flags)
 }
 
 /*
+ * Bytes a filler takes before a block of @len bytes at free-running index
+ * @head of a pcapng ring: the rest of the data area, where the block does
+ * not fit before its end, or would leave a gap there that no block fills.
+ */
+static inline __u64 mgcap_pcapng_skip_before(__u64 head, __u64 data_size, __u32 len)
+{
+	__u64 room = data_size - (head & (data_size - 1));
+
+	return len == room || (len < room && room - len >= MGCAP_PCAPNG_BLOCK_MIN) ? 0 : room;
+}
+
+/*
  * The filler's bytes that take index @at to the next multiple of @page (a
  * power of two, 16 at least): 0 at one, else up to it, or to the one after
  * where that leaves less than a block (@at a multiple of 4, as every
