@@ -247,12 +247,30 @@ static int fill_page(struct queue_file *qf, uint64_t *end)
 	}
 }
 
-/* Everything the ring holds now, its last page filled: 0, or -1 (it said why). */
+/* The ring's pages the current file takes now: with -C, its room's (UINT64_MAX: all). */
+static uint64_t file_limit(const struct queue_file *qf)
+{
+	if (!qf->out.rotate_bytes)
+		return UINT64_MAX;
+	return qf->pg.r.tail + (dump_output_room(&qf->out) & ~(uint64_t)(MGCAP_PAGE_SIZE - 1));
+}
+
+static int end_file_at(struct queue_file *qf, uint64_t end);
+
+/*
+ * Everything the ring holds now, its last page filled, in files within -C:
+ * 0, or -1 (it said why).
+ */
 static int write_all_held(struct queue_file *qf)
 {
 	uint64_t end;
 
-	return fill_page(qf, &end) || write_ready(qf, end);
+	if (fill_page(qf, &end))
+		return -1;
+	while (qf->out.rotate_bytes && !qf->ended && end - qf->pg.r.tail > dump_output_room(&qf->out))
+		if (end_file_at(qf, end))
+			return -1;
+	return qf->ended ? 0 : write_ready(qf, end);
 }
 
 /* dump_output's collect_stats: the queue's file's statistics, from its ring's counters */
@@ -284,22 +302,20 @@ static void queue_file_done(const char *path, void *arg)
 }
 
 /*
- * The file ends now (a SIGHUP, -C, -G), and the next begins: it takes what
- * the ring holds (its page filled, so that all of it is whole blocks), or
- * with -C what keeps it within its size, up to a block's end.  Where that
+ * The file ends (a SIGHUP, -C, -G), and the next begins: it takes what the
+ * ring holds up to @end (a page the ring filled: all of it whole blocks),
+ * or with -C what keeps it within its size, up to a block's end.  Where that
  * is inside a page, the page's blocks before it end the file, before its
  * statistics, and the rest of the page begins the next, after its header
  * (dump_output's last and lead): every other page goes as it lies in the
  * ring.  0, or -1 (it said why).
  */
-static int next_file(struct queue_file *qf)
+static int end_file_at(struct queue_file *qf, uint64_t end)
 {
-	uint64_t end, cut, below;
+	uint64_t cut, below;
 	const uint8_t *page = NULL;
 	int ret;
 
-	if (fill_page(qf, &end))
-		return -1;
 	cut = end;
 	if (qf->out.rotate_bytes &&
 	    mgcap_pages_cut(&qf->pg, end, dump_output_room(&qf->out), &cut)) {
@@ -338,6 +354,13 @@ static int next_file(struct queue_file *qf)
 	return ret;
 }
 
+static int next_file(struct queue_file *qf)
+{
+	uint64_t end;
+
+	return fill_page(qf, &end) || end_file_at(qf, end);
+}
+
 static void *queue_main(void *arg)
 {
 	struct queue_file *qf = arg;
@@ -355,12 +378,13 @@ static void *queue_main(void *arg)
 
 		renew_line(qf, now);
 		if (hups != qf->hangups ||
-		    dump_output_due(&qf->out, qf->pg.r.head - qf->pg.r.tail)) {
+		    dump_output_due(&qf->out, __atomic_load_n(&qf->pg.r.ctrl->producer,
+							   __ATOMIC_ACQUIRE) - qf->pg.r.tail)) {
 			qf->hangups = hups;
 			qf->failed = next_file(qf);
 			continue;
 		}
-		qf->failed = write_ready(qf, UINT64_MAX);
+		qf->failed = write_ready(qf, file_limit(qf));
 		if (qf->out.bytes_total != before)
 			last_write = now;
 		else if (now - last_write >= QUIET_FLUSH_NS) {
