@@ -26,9 +26,9 @@ command -v "$CLANG" >/dev/null ||
 sources() {
 	case $1 in
 	erspan)	echo "-I$src/tools/mgdump $src/tools/mgdump/erspan.c" ;;
-	pcapng)	echo "-I$src/lib/capfile $src/lib/capfile/pcapng.c" ;;
+	pcapng)	echo "-I$src/lib/capfile -I$src/include/uapi $src/lib/capfile/pcapng.c" ;;
 	capindex)
-		echo "-I$src/lib/capfile $src/lib/capfile/capindex_read.c $src/lib/capfile/flowkey.c"
+		echo "-I$src/lib/capfile -I$src/include/uapi $src/lib/capfile/capindex_read.c $src/lib/capfile/flowkey.c"
 		echo "$src/lib/capfile/pcapng.c" ;;
 	nl_reply)
 		echo "-I$src/lib -I$src/include/uapi $src/lib/mgcap_nl_reply.c"
