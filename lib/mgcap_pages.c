@@ -136,6 +136,24 @@ int mgcap_pages_done(struct mgcap_pages *pg, uint64_t bytes)
 	return 0;
 }
 
+int mgcap_pages_drop(struct mgcap_pages *pg, uint64_t to, uint64_t *packets)
+{
+	struct mgcap_reader *r = &pg->r;
+	uint64_t written = pg->packets;
+
+	*packets = 0;
+	if (to - r->tail > r->data_size || look(r) || to - r->tail > r->head - r->tail ||
+	    count_blocks(pg, to))
+		return -1;
+	*packets = pg->packets - written;
+	pg->packets = written;
+	if (to - pg->handed <= r->data_size)
+		pg->handed = to;
+	mgcap_reader_advance(r, to - r->tail);
+	mgcap_reader_release(r);
+	return 0;
+}
+
 int mgcap_pages_fill(struct mgcap_pages *pg, uint64_t *end)
 {
 	__u64 at;

@@ -74,6 +74,13 @@ int mgcap_pages_cut(struct mgcap_pages *pg, uint64_t end, uint64_t room, uint64_
 int mgcap_pages_count(struct mgcap_pages *pg, uint64_t to);
 
 /*
+ * The pages up to ring index @to (a page boundary) given back unwritten
+ * (a full disk): *@packets gets the enhanced packet blocks that end in them,
+ * which are not counted written.  0, or -1 where a block does not fit.
+ */
+int mgcap_pages_drop(struct mgcap_pages *pg, uint64_t to, uint64_t *packets);
+
+/*
  * The kernel fills the page it writes in (MGCAP_IOC_FILL_PAGE), so that
  * everything captured so far is in whole pages, up to *@end: 0, or -1 with
  * errno (EAGAIN: no room; write what is there, and ask again).

@@ -7,7 +7,7 @@
 set -u
 : "${abs_top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${abs_top_srcdir:=$abs_top_builddir}"
-: "${MGCAP_DEBUG_SUITES:=kernel readers adapter fuzz wire drivers}"
+: "${MGCAP_DEBUG_SUITES:=kernel readers adapter fuzz wire drivers mgdump}"
 # udev's coldplug, each rule run under KASAN and emulation, took most of
 # the boot: two workers, each event given 5 s, cut it from 133 to 42 s
 # (two vCPUs; the boot to the command from 196 to 86 s)

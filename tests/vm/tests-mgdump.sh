@@ -6,6 +6,7 @@ ALL_TESTS="
 	t_mgdump_every_frame_per_queue
 	t_mgdump_per_queue_files_with_one_copy
 	t_mgdump_per_queue_rotation_loses_nothing
+	t_mgdump_per_queue_waits_out_a_full_disk
 	t_mgdump_merged_in_stamp_order
 	t_mgdump_rotation_loses_nothing
 	t_mgdump_rotation_by_time_with_a_command_per_file
@@ -57,10 +58,11 @@ t_mgdump_every_frame_per_queue() {
 # line) within 10 us of its truth; whole pages, fillers between, which
 # libpcap, capinfos, tshark and mergecap read through
 # on_disk TEST: TEST run with $TMP/disk an ext4 file system on a loop
-# device (O_DIRECT, as on a disk), which goes after it whatever it did
+# device (O_DIRECT, as on a disk) of $DISK_SIZE (512M), which goes after it
+# whatever it did
 on_disk() {
 	modprobe loop 2>/dev/null
-	truncate -s 512M "$TMP/disk.img" && mkfs.ext4 -q "$TMP/disk.img" &&
+	truncate -s "${DISK_SIZE:-512M}" "$TMP/disk.img" && mkfs.ext4 -q "$TMP/disk.img" &&
 		mkdir "$TMP/disk" && mount -o loop "$TMP/disk.img" "$TMP/disk" || return 1
 	"$@"
 	o_status=$?
@@ -154,6 +156,51 @@ per_queue_rotation() {
 	done
 	[ "$(wc -l <"$TMP/done")" = "$(ls "$TMP"/disk/r.mgt0@*.pcapng* | wc -l)" ] ||
 		bad "-z ran $(wc -l <"$TMP/done") times for $(ls "$TMP"/disk/r.mgt0@*.pcapng* | wc -l) files"
+}
+
+# --per-queue on a disk that fills: the file ends at its last whole block,
+# what comes is dropped and counted until there is room, then a new file
+# begins; every packet written or counted, every file whole
+t_mgdump_per_queue_waits_out_a_full_disk() {
+	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
+	DISK_SIZE=8M on_disk per_queue_full_disk
+}
+per_queue_full_disk() {
+	avail=$(df --output=avail -B1 "$TMP/disk" | tail -n 1)
+	head -c $((avail - 262144)) /dev/zero >"$TMP/disk/other" || return 1
+	timeout 120 $MGDUMP -i mgt0 -w "$TMP/disk/out.pcapng" --per-queue >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 && wait_for 10000 "mgdump's file" has_bytes "$TMP/disk/out.mgt0@0.pcapng" ||
+		{ kill $dump; return 1; }
+	echo "0 5000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_text "$TMP/d" "No space left on device: dropping packets until there is room" ||
+		bad "no word of the full disk"
+	wait_idle mgt0 || { kill $dump; return 1; }
+	rm "$TMP/disk/other"
+	# (a duration: after the next try's second, which shows nowhere until it writes)
+	sleep 1.5
+	echo "0 5000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_text "$TMP/d" "writing again; [1-9][0-9]* packets dropped while the disk was full" ||
+		bad "it did not write again"
+	wait_idle mgt0 && wait_drained || { kill $dump; return 1; }
+	kill -INT $dump
+	wait $dump || bad "mgdump exited $? on a full disk: $(cat "$TMP/d")"
+	line=$(grep "^mgdump: mgt0@0: " "$TMP/d")
+	written=$(echo "$line" | sed -n 's/.*: \([0-9]*\) packets,.*/\1/p')
+	ringdrop=$(echo "$line" | sed -n 's/.* \([0-9]*\) dropped by the ring.*/\1/p')
+	diskdrop=$(echo "$line" | sed -n 's/.* \([0-9]*\) for a full disk.*/\1/p')
+	n=0
+	for f in "$TMP"/disk/out.mgt0@0.pcapng*; do
+		case $f in *.part) bad "$f left" ;; esac
+		c=$(capinfos -c "$f" | awk '/Number of packets/ {print $NF}') || bad "$f is not whole"
+		tshark -r "$f" >/dev/null 2>&1 || bad "tshark cannot read $f"
+		n=$((n + ${c:-0}))
+	done
+	say "$line; $n packets in $(ls "$TMP"/disk/out.mgt0@0.pcapng* | wc -l) files"
+	[ "$n" = "$written" ] || bad "the files hold $n packets, mgdump says $written"
+	[ "${diskdrop:-0}" -gt 0 ] && [ "$written" -gt 5000 ] ||
+		bad "nothing dropped for the full disk, or too little written after it: $line"
+	[ $((written + diskdrop + ringdrop)) -eq 10000 ] || bad "written + dropped != 10000: $line"
 }
 
 t_mgdump_merged_in_stamp_order() {

@@ -551,6 +551,26 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 	return 0;
 }
 
+int dump_output_end_torn(struct dump_output *o, uint64_t whole)
+{
+	int flags;
+
+	if (o->fd < 0 || o->start_pending || whole > o->file_bytes)
+		return 0;
+	flags = fcntl(o->fd, F_GETFL);
+	if (flags < 0 || fcntl(o->fd, F_SETFL, flags & ~O_DIRECT) ||
+	    ftruncate(o->fd, (off_t)whole) || lseek(o->fd, (off_t)whole, SEEK_SET) < 0) {
+		snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(errno));
+		o->full = 0;
+		return -1;
+	}
+	o->bytes_total -= o->file_bytes - whole;
+	o->file_bytes = whole;
+	o->direct = 0;
+	o->rotated_on_request = 1;
+	return rotate(o);
+}
+
 uint64_t dump_output_room(const struct dump_output *o)
 {
 	uint64_t used = o->file_bytes + DUMP_OUTPUT_END_PAGES * DUMP_OUTPUT_PAGE;

@@ -134,6 +134,16 @@ int dump_output_rotate(struct dump_output *o);
 int dump_output_due(const struct dump_output *o, uint64_t pending);
 
 /*
+ * Paged output, after a write failed for a full disk (the file cut back to
+ * the pages it had, the last of which may end inside a block): the file
+ * ends at its first @whole bytes, its last whole block, written through
+ * the page cache from there on (its statistics, where they fit), and is
+ * named; the next begins at the next write, where there is room.  0, or -1
+ * with error set (full, if the next file could not begin).
+ */
+int dump_output_end_torn(struct dump_output *o, uint64_t whole);
+
+/*
  * Paged output, -C: the bytes the current file takes before its statistics
  * keep it within its size (0 where it is there), with a page of the last
  * bytes, the statistics and a filler after them (DUMP_OUTPUT_END_PAGES).

@@ -43,6 +43,8 @@
 
 /* A quiet queue's last packets reach its file this long after they came, at most. */
 #define QUIET_FLUSH_NS		1000000000ULL
+/* A full disk is tried again this long after it filled (and each time after). */
+#define FULL_RETRY_NS		1000000000ULL
 /* How often the clock line is renewed, and how far past its last sample it reaches. */
 #define LINE_EVERY_NS		100000000ULL
 #define LINE_AHEAD_NS		1000000000ULL
@@ -62,6 +64,11 @@ struct queue_file {
 	struct dump_output out;
 	unsigned long hangups;		/* SIGHUPs it has rotated for */
 	uint64_t dropped;		/* the ring's, at the end */
+	/*
+	 * A full disk: CLOCK_MONOTONIC of the next try (0: the disk has room);
+	 * the packets dropped for it, since it filled and in all
+	 */
+	uint64_t full_until, full_dropped, disk_dropped;
 	int failed;
 	int ended;			/* -G with -W: its last period is written */
 	int done;			/* its thread has finished its last file */
@@ -201,27 +208,36 @@ static int open_queue(struct queue_file *qf, int tstamp)
 	return 0;
 }
 
-/* @len bytes of the ring's pages into the current file: 0, or -1 (it said why). */
+static int disk_full(struct queue_file *qf);
+
+/*
+ * @len bytes of the ring's pages into the current file: 0, 1 for a full
+ * disk (disk_full() took it over), or -1 (it said why).
+ */
 static int write_out(struct queue_file *qf, const uint8_t *p, uint64_t len)
 {
 	if (dump_output_write(&qf->out, p, len) == 0)
 		return 0;
+	if (qf->out.full)
+		return disk_full(qf) ? -1 : 1;
 	fprintf(stderr, "mgdump: %s\n", qf->out.error);
 	return -1;
 }
 
 /*
  * The ring's whole pages up to ring index @end (UINT64_MAX: as far as the
- * kernel wrote them); 0, or -1 (it said why).
+ * kernel wrote them), or until the disk is full; 0, or -1 (it said why).
  */
 static int write_ready(struct queue_file *qf, uint64_t end)
 {
 	const uint8_t *first;
 	uint64_t n;
 
-	while ((n = mgcap_pages_next(&qf->pg, end, &first)) > 0) {
-		if (write_out(qf, first, n))
-			return -1;
+	while (!qf->full_until && (n = mgcap_pages_next(&qf->pg, end, &first)) > 0) {
+		int ret = write_out(qf, first, n);
+
+		if (ret)
+			return ret < 0 ? -1 : 0;	/* (a full disk: dropping now) */
 		if (mgcap_pages_done(&qf->pg, n)) {
 			fprintf(stderr, "mgdump: %s: a block that does not fit the ring\n", qf->name);
 			return -1;
@@ -267,7 +283,8 @@ static int write_all_held(struct queue_file *qf)
 
 	if (fill_page(qf, &end))
 		return -1;
-	while (qf->out.rotate_bytes && !qf->ended && end - qf->pg.r.tail > dump_output_room(&qf->out))
+	while (qf->out.rotate_bytes && !qf->ended && !qf->full_until &&
+	       end - qf->pg.r.tail > dump_output_room(&qf->out))
 		if (end_file_at(qf, end))
 			return -1;
 	return qf->ended ? 0 : write_ready(qf, end);
@@ -284,14 +301,15 @@ static void queue_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 	if (ioctl(qf->pg.r.fd, MGCAP_IOC_STATS, &qs) == 0) {
 		st->received = qs.captured + qs.dropped;
 		st->os_dropped = qs.dropped;
-		if (qs.unconverted)
-			snprintf(st->note, sizeof(st->note), "%" PRIu64 " adapter stamps not "
-				 "converted: the kernel's instead", (uint64_t)qs.unconverted);
 	}
 	qf->dropped = qs.dropped;
 	st->start_ns = start_ns;
 	st->end_ns = mgcap_now_ns(CLOCK_REALTIME);
 	st->delivered = qf->pg.packets;
+	/* (no buffer of mgdump's between the ring and the file: no drops of its own) */
+	snprintf(st->note, sizeof(st->note), "one copy; %" PRIu64 " dropped for a full disk; %"
+		 PRIu64 " adapter stamps not converted (the kernel's instead)",
+		 qf->disk_dropped + qf->full_dropped, (uint64_t)qs.unconverted);
 }
 
 static void queue_file_done(const char *path, void *arg)
@@ -325,6 +343,8 @@ static int end_file_at(struct queue_file *qf, uint64_t end)
 	below = cut & ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
 	if (write_ready(qf, below))
 		return -1;
+	if (qf->full_until)
+		return 0;	/* the file ended where the disk filled */
 	if (cut != below &&
 	    mgcap_pages_next(&qf->pg, below + MGCAP_PAGE_SIZE, &page) != MGCAP_PAGE_SIZE) {
 		fprintf(stderr, "mgdump: %s: the ring's page at a file's end is gone\n", qf->name);
@@ -340,9 +360,12 @@ static int end_file_at(struct queue_file *qf, uint64_t end)
 	ret = mgcap_pages_count(&qf->pg, cut);
 	if (ret)
 		fprintf(stderr, "mgdump: %s: a block that does not fit the ring\n", qf->name);
-	else if ((ret = dump_output_rotate(&qf->out)))
+	else if ((ret = dump_output_rotate(&qf->out)) && qf->out.full)
+		/* (the next file could not begin: the blocks after the cut are dropped) */
+		return disk_full(qf);
+	else if (ret)
 		fprintf(stderr, "mgdump: %s\n", qf->out.error);
-	/* (unused where no file ended: a -W output's, or one a full disk did not start) */
+	/* (unused where no file ended: a -W output's) */
 	qf->out.last_len = 0;
 	qf->out.lead_len = 0;
 	/* (the page was copied into both files: the ring may have it back) */
@@ -352,6 +375,84 @@ static int end_file_at(struct queue_file *qf, uint64_t end)
 	}
 	qf->ended = qf->out.ended;
 	return ret;
+}
+
+/*
+ * While the disk is full: everything the ring holds given back unwritten,
+ * its packets counted, up to a page it filled, where writing goes on once
+ * there is room.  0, or -1 (it said why).
+ */
+static int drop_held(struct queue_file *qf)
+{
+	uint64_t end, packets;
+
+	for (;;) {
+		if (mgcap_pages_fill(&qf->pg, &end) == 0)
+			break;
+		if (errno != EAGAIN) {
+			fprintf(stderr, "mgdump: %s: MGCAP_IOC_FILL_PAGE: %s\n", qf->name,
+				strerror(errno));
+			return -1;
+		}
+		/* no room for the filler: the whole pages go first */
+		end = __atomic_load_n(&qf->pg.r.ctrl->producer, __ATOMIC_ACQUIRE) &
+		      ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
+		if (mgcap_pages_drop(&qf->pg, end, &packets))
+			goto bad;
+		qf->full_dropped += packets;
+	}
+	if (mgcap_pages_drop(&qf->pg, end, &packets))
+		goto bad;
+	qf->full_dropped += packets;
+	return 0;
+bad:
+	fprintf(stderr, "mgdump: %s: a block that does not fit the ring\n", qf->name);
+	return -1;
+}
+
+/*
+ * A write failed for a full disk: the file ends at its last whole block (a
+ * block the write left torn goes), and what comes is dropped and counted
+ * until the next try, a second later (FULL_RETRY_NS), when the next file
+ * begins where there is room.  0, or -1 (it said why).
+ */
+static int disk_full(struct queue_file *qf)
+{
+	uint64_t whole = qf->out.file_bytes - (qf->pg.r.tail - qf->pg.block_at);
+
+	if (!qf->full_until)
+		fprintf(stderr, "mgdump: %s: dropping packets until there is room, trying again "
+			"each second\n", qf->out.error);
+	qf->full_until = mgcap_now_ns(CLOCK_MONOTONIC) + FULL_RETRY_NS;
+	if (dump_output_end_torn(&qf->out, whole) && !qf->out.full) {
+		fprintf(stderr, "mgdump: %s\n", qf->out.error);
+		return -1;
+	}
+	return drop_held(qf);
+}
+
+/* Whether the disk is full, what the ring holds dropped meanwhile; at the try, what came since. */
+static int still_full(struct queue_file *qf, uint64_t now)
+{
+	if (!qf->full_until)
+		return 0;
+	qf->failed = drop_held(qf);
+	if (now < qf->full_until)
+		return 1;
+	/* the next write tries: a file begins where the ring's filled page ended */
+	qf->full_until = 0;
+	return 0;
+}
+
+/* A write went after the disk was full: said once, with what it cost. */
+static void room_again(struct queue_file *qf)
+{
+	if (!qf->full_dropped)
+		return;
+	fprintf(stderr, "mgdump: %s: writing again; %" PRIu64 " packets dropped while the disk "
+		"was full\n", qf->out.current, qf->full_dropped);
+	qf->disk_dropped += qf->full_dropped;
+	qf->full_dropped = 0;
 }
 
 static int next_file(struct queue_file *qf)
@@ -377,6 +478,10 @@ static void *queue_main(void *arg)
 		unsigned long hups = __atomic_load_n(&hangups, __ATOMIC_RELAXED);
 
 		renew_line(qf, now);
+		if (still_full(qf, now)) {
+			poll(&pfd, 1, 100);
+			continue;
+		}
 		if (hups != qf->hangups ||
 		    dump_output_due(&qf->out, __atomic_load_n(&qf->pg.r.ctrl->producer,
 							   __ATOMIC_ACQUIRE) - qf->pg.r.tail)) {
@@ -385,8 +490,11 @@ static void *queue_main(void *arg)
 			continue;
 		}
 		qf->failed = write_ready(qf, file_limit(qf));
-		if (qf->out.bytes_total != before)
+		if (qf->out.bytes_total != before) {
 			last_write = now;
+			if (!qf->full_until)
+				room_again(qf);
+		}
 		else if (now - last_write >= QUIET_FLUSH_NS) {
 			/* a quiet queue: what it holds goes to the disk all the same */
 			if (mgcap_reader_backlog(&qf->pg.r))
@@ -626,9 +734,9 @@ int mgdump_per_queue_run(void (*on_file_done)(const char *path, void *arg))
 		ret |= qf->failed;
 		if (!cfg.quiet)
 			fprintf(stderr, "mgdump: %s: %" PRIu64 " packets, %" PRIu64 " bytes, in %"
-				PRIu64 " files; %" PRIu64 " dropped by the ring\n", qf->name,
-				qf->pg.packets, qf->out.bytes_total, qf->out.files_done,
-				qf->dropped);
+				PRIu64 " files; %" PRIu64 " dropped by the ring, %" PRIu64
+				" for a full disk\n", qf->name, qf->pg.packets, qf->out.bytes_total,
+				qf->out.files_done, qf->dropped, qf->disk_dropped + qf->full_dropped);
 	}
 	/* files begun, their threads not: what they have, complete */
 	for (i = started; i < nqueues; i++)
