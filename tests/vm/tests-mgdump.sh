@@ -110,6 +110,10 @@ per_queue_beside_today() {
 	mergecap -w "$TMP/merged.pcapng" "$TMP"/disk/q.mgt0@*.pcapng || bad "mergecap failed"
 	$PCAPCHECK "$TMP/merged.pcapng" --queues 4 --count 2000 --truth 10000 >/dev/null ||
 		bad "mergecap's file: $($PCAPCHECK "$TMP/merged.pcapng" --queues 4 --count 2000 2>&1)"
+	# and mgcap-extract, from the directory of the queues' files, in time order
+	$EXTRACT -r "$TMP/disk" -w "$TMP/extracted.pcapng" -q || bad "mgcap-extract failed"
+	$PCAPCHECK "$TMP/extracted.pcapng" --queues 4 --count 2000 --truth 10000 >/dev/null ||
+		bad "mgcap-extract's file: $($PCAPCHECK "$TMP/extracted.pcapng" --queues 4 --count 2000 2>&1)"
 }
 
 # --per-queue with -C 1 and a SIGHUP: each queue's files, in order, hold
