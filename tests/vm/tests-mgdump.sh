@@ -172,7 +172,8 @@ t_mgdump_per_queue_waits_out_a_full_disk() {
 per_queue_full_disk() {
 	avail=$(df --output=avail -B1 "$TMP/disk" | tail -n 1)
 	head -c $((avail - 262144)) /dev/zero >"$TMP/disk/other" || return 1
-	timeout 120 $MGDUMP -i mgt0 -w "$TMP/disk/out.pcapng" --per-queue >"$TMP/d" 2>&1 &
+	timeout 120 $MGDUMP -i mgt0 -w "$TMP/disk/out.pcapng" --per-queue --stats "$TMP/stats.json" \
+		>"$TMP/d" 2>&1 &
 	dump=$!
 	wait_readers mgt0 && wait_for 10000 "mgdump's file" has_bytes "$TMP/disk/out.mgt0@0.pcapng" ||
 		{ kill $dump; return 1; }
@@ -205,6 +206,8 @@ per_queue_full_disk() {
 	[ "${diskdrop:-0}" -gt 0 ] && [ "$written" -gt 5000 ] ||
 		bad "nothing dropped for the full disk, or too little written after it: $line"
 	[ $((written + diskdrop + ringdrop)) -eq 10000 ] || bad "written + dropped != 10000: $line"
+	grep -q "\"name\":\"mgt0@0\",\"received\":10000,\"sent\":0,\"written\":$written,\"dropped_ring\":$ringdrop,\"dropped_buffer\":0,\"dropped_disk_full\":$diskdrop," \
+		"$TMP/stats.json" || bad "--stats: $(cat "$TMP/stats.json")"
 }
 
 t_mgdump_merged_in_stamp_order() {

@@ -19,16 +19,6 @@
 #include "mgcap_time.h"
 #include "mgdump.h"
 
-struct iface_counters {
-	const char *name;
-	uint64_t received, sent, written, ring_drops, buffer_drops, disk_drops, coalesced;
-	const char *tstamp;
-};
-
-struct disk_counters {
-	uint64_t files, bytes_written, kept_bytes, free_bytes;
-	int kept_known, free_known;
-};
 
 /* A string as JSON has it (interface and file names: quotes and backslashes escaped). */
 static void json_string(FILE *f, const char *s)
@@ -159,13 +149,35 @@ static void replace(const char *path, const struct iface_counters *c, size_t n,
 		fprintf(stderr, "mgdump: %s: %s\n", path, strerror(errno));
 }
 
+void mgdump_publish_counters(const struct iface_counters *c, size_t n, struct disk_counters *d,
+			     const struct retention *kept, const char *current)
+{
+	char dir[4200], *slash;
+	struct statvfs fs;
+
+	if (kept->list[0]) {
+		d->kept_bytes = retention_bytes(kept);
+		d->kept_known = 1;
+	}
+	snprintf(dir, sizeof(dir), "%s", strcmp(cfg.path, "-") ? cfg.path : ".");
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (statvfs(slash ? (*dir ? dir : "/") : ".", &fs) == 0) {
+		d->free_bytes = (uint64_t)fs.f_bavail * fs.f_frsize;
+		d->free_known = 1;
+	}
+	if (cfg.stats_path)
+		replace(cfg.stats_path, c, n, d, current, 1);
+	if (cfg.prometheus_path)
+		replace(cfg.prometheus_path, c, n, d, current, 0);
+}
+
 void mgdump_write_counters(const struct dump_output *out, const struct retention *kept,
 			   const struct mgdump_sample *s)
 {
 	struct iface_counters c[MAX_READERS];
 	struct disk_counters d = { .files = out->files_done, .bytes_written = out->bytes_total };
-	char dir[4200], *slash;
-	struct statvfs fs;
 	size_t i;
 
 	if (!cfg.stats_path && !cfg.prometheus_path)
@@ -182,20 +194,5 @@ void mgdump_write_counters(const struct dump_output *out, const struct retention
 			.tstamp = pcap_tstamp_type_val_to_name(r->tstamp_type),
 		};
 	}
-	if (kept->list[0]) {
-		d.kept_bytes = retention_bytes(kept);
-		d.kept_known = 1;
-	}
-	snprintf(dir, sizeof(dir), "%s", strcmp(cfg.path, "-") ? cfg.path : ".");
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	if (statvfs(slash ? (*dir ? dir : "/") : ".", &fs) == 0) {
-		d.free_bytes = (uint64_t)fs.f_bavail * fs.f_frsize;
-		d.free_known = 1;
-	}
-	if (cfg.stats_path)
-		replace(cfg.stats_path, c, nreaders, &d, out->current, 1);
-	if (cfg.prometheus_path)
-		replace(cfg.prometheus_path, c, nreaders, &d, out->current, 0);
+	mgdump_publish_counters(c, nreaders, &d, kept, out->current);
 }

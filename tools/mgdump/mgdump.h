@@ -139,6 +139,26 @@ void mgdump_file_stats(struct pcapng_if_stats *st, size_t n, void *arg);
 /* a sample taken now, written to --stats and --prometheus */
 void mgdump_report_counters(const struct dump_output *out);
 
+/* counters.c: what --stats and --prometheus say of an interface, and of the files */
+struct iface_counters {
+	const char *name;
+	uint64_t received, sent, written, ring_drops, buffer_drops, disk_drops, coalesced;
+	const char *tstamp;
+};
+
+struct disk_counters {
+	uint64_t files, bytes_written, kept_bytes, free_bytes;
+	int kept_known, free_known;
+};
+
+/*
+ * counters.c: --stats and --prometheus written from @c (@n interfaces) and
+ * @d (the files kept and the disk's room added), @current the file being
+ * written
+ */
+void mgdump_publish_counters(const struct iface_counters *c, size_t n, struct disk_counters *d,
+			     const struct retention *kept, const char *current);
+
 /*
  * counters.c: --stats and --prometheus written from @s (the writer: every
  * few seconds, and at the end), @kept the files retention keeps

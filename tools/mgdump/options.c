@@ -229,9 +229,9 @@ static const struct tool_help mgdump_help = {
 		 "Nothing in user space touches a packet's bytes.  A page holds filler blocks\n"
 		 "where the blocks leave it (a type pcapng's readers skip), so the files are\n"
 		 "whole pages; a quiet queue's packets reach the disk within a second.  -C\n"
-		 "keeps each file within its size, -G, -W, SIGHUP and -z work as below;\n"
-		 "-w -, --merged, -c, -d, --index, --max-disk, --max-age, --stats,\n"
-		 "--prometheus, --writer-cpu and a filter expression do not go with it yet.\n"
+		 "keeps each file within its size; -G, -W, SIGHUP, -z, --stats and\n"
+		 "--prometheus work as below; -w -, --merged, -c, -d, --index, --max-disk,\n"
+		 "--max-age, --writer-cpu and a filter expression do not go with it yet.\n"
 		 "A full disk ends a queue's file at its last whole block, and what comes is\n"
 		 "dropped and counted until there is room.  mergecap(1) makes the queues'\n"
 		 "files one, in time order.\n"
@@ -325,8 +325,7 @@ static int refuse_with_per_queue(void)
 	const char *what = !strcmp(cfg.path, "-") ? "-w -" : cfg.index ? "--index" :
 			   cfg.max_disk_bytes || cfg.max_disk_percent ? "--max-disk" :
 			   cfg.max_age_s ? "--max-age" : cfg.merged ? "--merged" : cfg.decap ? "-d" :
-			   cfg.count ? "-c" : cfg.stats_path ? "--stats" :
-			   cfg.prometheus_path ? "--prometheus" : cfg.writer_cpu >= 0 ? "--writer-cpu" :
+			   cfg.count ? "-c" : cfg.writer_cpu >= 0 ? "--writer-cpu" :
 			   cfg.filter ? "a filter expression" : NULL;
 
 	if (!what)

@@ -41,6 +41,8 @@
 #include "privileges.h"
 #include "service.h"
 
+/* --stats and --prometheus are written this often, and at the end */
+#define COUNTERS_EVERY_NS	5000000000ULL
 /* A quiet queue's last packets reach its file this long after they came, at most. */
 #define QUIET_FLUSH_NS		1000000000ULL
 /* A full disk is tried again this long after it filled (and each time after). */
@@ -72,6 +74,13 @@ struct queue_file {
 	int failed;
 	int ended;			/* -G with -W: its last period is written */
 	int done;			/* its thread has finished its last file */
+	struct mgcap_queue_stats base;	/* the ring's counters when it began its blocks */
+	/* what its thread has done, for --stats and --prometheus, under the lock */
+	pthread_mutex_t shown_lock;
+	struct {
+		uint64_t written, disk_dropped, files, bytes;
+		char current[4096];
+	} shown;
 };
 
 static struct queue_file queues[MAX_READERS];
@@ -205,6 +214,11 @@ static int open_queue(struct queue_file *qf, int tstamp)
 			strerror(errno), errno == ENOTTY ? " (a module from before them)" : "");
 		return -1;
 	}
+	/* (the first reader's ring counts from the capture's start: ours from here) */
+	if (ioctl(qf->pg.r.fd, MGCAP_IOC_STATS, &qf->base)) {
+		fprintf(stderr, "mgdump: %s: MGCAP_IOC_STATS: %s\n", qf->devnode, strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -299,10 +313,10 @@ static void queue_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 	memset(&qs, 0, sizeof(qs));
 	memset(st, 0, n * sizeof(*st));
 	if (ioctl(qf->pg.r.fd, MGCAP_IOC_STATS, &qs) == 0) {
-		st->received = qs.captured + qs.dropped;
-		st->os_dropped = qs.dropped;
+		st->received = qs.captured + qs.dropped - qf->base.captured - qf->base.dropped;
+		st->os_dropped = qs.dropped - qf->base.dropped;
 	}
-	qf->dropped = qs.dropped;
+	qf->dropped = st->os_dropped;
 	st->start_ns = start_ns;
 	st->end_ns = mgcap_now_ns(CLOCK_REALTIME);
 	st->delivered = qf->pg.packets;
@@ -462,6 +476,18 @@ static int next_file(struct queue_file *qf)
 	return fill_page(qf, &end) || end_file_at(qf, end);
 }
 
+/* What the thread has done, for the main thread's reports. */
+static void show(struct queue_file *qf)
+{
+	pthread_mutex_lock(&qf->shown_lock);
+	qf->shown.written = qf->pg.packets;
+	qf->shown.disk_dropped = qf->disk_dropped + qf->full_dropped;
+	qf->shown.files = qf->out.files_done;
+	qf->shown.bytes = qf->out.bytes_total;
+	memcpy(qf->shown.current, qf->out.current, sizeof(qf->shown.current));
+	pthread_mutex_unlock(&qf->shown_lock);
+}
+
 static void *queue_main(void *arg)
 {
 	struct queue_file *qf = arg;
@@ -501,6 +527,7 @@ static void *queue_main(void *arg)
 				qf->failed = write_all_held(qf);
 			last_write = now;
 		}
+		show(qf);
 		if (mgcap_reader_detached(&qf->pg.r))
 			break;
 		poll(&pfd, 1, 100);
@@ -514,6 +541,7 @@ static void *queue_main(void *arg)
 	}
 	if (qf->failed)
 		mgdump_request_stop(0);
+	show(qf);
 	__atomic_store_n(&qf->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -578,6 +606,7 @@ static int open_queues(void)
 			}
 			nqueues++;
 			qf->pg.r.fd = -1;
+			pthread_mutex_init(&qf->shown_lock, NULL);
 			snprintf(qf->ifname, sizeof(qf->ifname), "%s", cfg.devs[d]);
 			snprintf(name, sizeof(name), "%.15s@%u", cfg.devs[d], nodes[i].queue);
 			snprintf(qf->name, sizeof(qf->name), "%s", name);
@@ -673,6 +702,40 @@ static void close_queues(void)
 		close(promisc_fd);
 }
 
+/* --stats and --prometheus: each queue's counters, its ring's and its thread's */
+static void report_counters(void)
+{
+	static char current[sizeof(queues[0].shown.current)];
+	struct iface_counters c[MAX_READERS];
+	struct disk_counters d = { 0 };
+	size_t i;
+
+	if (!cfg.stats_path && !cfg.prometheus_path)
+		return;
+	for (i = 0; i < nqueues; i++) {
+		struct queue_file *qf = &queues[i];
+		struct mgcap_queue_stats qs = qf->base;
+
+		(void)ioctl(qf->pg.r.fd, MGCAP_IOC_STATS, &qs);
+		pthread_mutex_lock(&qf->shown_lock);
+		c[i] = (struct iface_counters){
+			.name = qf->name,
+			.received = qs.captured + qs.dropped - qf->base.captured - qf->base.dropped,
+			.sent = qs.sent - qf->base.sent, .written = qf->shown.written,
+			.ring_drops = qs.dropped - qf->base.dropped,
+			.disk_drops = qf->shown.disk_dropped,
+			.coalesced = qs.coalesced - qf->base.coalesced,
+			.tstamp = pcap_tstamp_type_val_to_name(qf->tstamp),
+		};
+		d.files += qf->shown.files;
+		d.bytes_written += qf->shown.bytes;
+		if (i == 0)
+			memcpy(current, qf->shown.current, sizeof(current));
+		pthread_mutex_unlock(&qf->shown_lock);
+	}
+	mgdump_publish_counters(c, nqueues, &d, &retention, current);
+}
+
 /* Whether every queue's thread is done (-G with -W: each after its last period). */
 static int all_done(size_t started)
 {
@@ -688,7 +751,7 @@ int mgdump_per_queue_run(void (*on_file_done)(const char *path, void *arg))
 {
 	size_t i, started = 0;
 	int ret = 0, converting = 0;
-	uint64_t end = 0;
+	uint64_t end = 0, next_counters = 0;
 
 	file_done = on_file_done;
 
@@ -712,8 +775,14 @@ int mgdump_per_queue_run(void (*on_file_done)(const char *path, void *arg))
 	if (cfg.duration_s)
 		end = start_ns + (uint64_t)cfg.duration_s * 1000000000ULL;
 	while (!ret && !stopping && !all_done(started)) {
+		uint64_t mono = mgcap_now_ns(CLOCK_MONOTONIC);
+
 		if (end && mgcap_now_ns(CLOCK_REALTIME) >= end)
 			mgdump_request_stop(1);
+		if (mono >= next_counters) {
+			report_counters();
+			next_counters = mono + COUNTERS_EVERY_NS;
+		}
 		if (rotate_requested) {
 			rotate_requested = 0;
 			__atomic_add_fetch(&hangups, 1, __ATOMIC_RELAXED);
@@ -741,6 +810,7 @@ int mgdump_per_queue_run(void (*on_file_done)(const char *path, void *arg))
 	/* files begun, their threads not: what they have, complete */
 	for (i = started; i < nqueues; i++)
 		dump_output_close(&queues[i].out);
+	report_counters();
 	if (postrotate.command)
 		postrotate_finish(&postrotate);
 	close_queues();
