@@ -55,7 +55,8 @@ uint64_t mgcap_pages_next(struct mgcap_pages *pg, uint64_t limit, const uint8_t 
 	end = r->head & ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
 	if (limit - pg->handed < end - pg->handed)
 		end = limit;
-	if (end - pg->handed - 1 >= r->data_size)	/* nothing new, or a limit behind */
+	/* nothing new, or a limit behind what was handed out: none */
+	if (end - pg->handed - 1 >= r->data_size || limit < pg->handed)
 		return 0;
 	room = r->data_size - pos;
 	*first = r->data + pos;
@@ -116,8 +117,8 @@ int mgcap_pages_cut(struct mgcap_pages *pg, uint64_t end, uint64_t room, uint64_
 
 		if (block_at(pg, at, hdr))
 			return -1;
-		if (at >= tail && at + hdr[1] - tail > room)
-			break;
+		if (hdr[1] > end - at || (at >= tail && at + hdr[1] - tail > room))
+			break;	/* (ending past @end: not whole there) */
 		at += hdr[1];
 	}
 	*cut = at;

@@ -58,11 +58,11 @@ uint64_t mgcap_pages_next(struct mgcap_pages *pg, uint64_t end, const uint8_t **
 int mgcap_pages_done(struct mgcap_pages *pg, uint64_t bytes);
 
 /*
- * Where a file that ends before ring index @end (a page boundary the
- * kernel filled to) may end within @room bytes after the pages given back:
- * at the last block's end that fits, or at the first block's end where
- * none does.  0 with *@cut, or -1 where a block does not fit the ring
- * (reading ends).
+ * Where a file may end within @room bytes after the pages given back, at
+ * ring index @end at most (where the kernel filled a page, or what it wrote
+ * so far): at the last block's end that fits, or at the first block's end
+ * where none does (where it ends by @end).  0 with *@cut, or -1 where a
+ * block does not fit the ring (reading ends).
  */
 int mgcap_pages_cut(struct mgcap_pages *pg, uint64_t end, uint64_t room, uint64_t *cut);
 

@@ -221,10 +221,10 @@ static void test_paged_files_end_inside_a_page(void)
 	CU_ASSERT_EQUAL(dump_output_room(&o), 1000000 - 8 * PAGE);
 	CU_ASSERT(!dump_output_due(&o, 1000000 - 8 * PAGE));
 	CU_ASSERT(dump_output_due(&o, 1000000 - 8 * PAGE + 1));
-	o.last = stream + 5 * PAGE;
-	o.last_len = cut - 5 * PAGE;
-	o.lead = stream + cut;
-	o.lead_len = 6 * PAGE - cut;
+	CU_ASSERT_EQUAL(dump_output_end_page(&o, stream + 5 * PAGE, cut - 5 * PAGE), 0);
+	dump_output_lead(&o, stream + cut, 6 * PAGE - cut);
+	/* (the lead is the output's own: the ring may overwrite its page now) */
+	memset(stream + 5 * PAGE, 0xa5, PAGE);
 	CU_ASSERT_EQUAL(dump_output_rotate(&o), 0);
 	CU_ASSERT_EQUAL(o.file_bytes % PAGE, 0);
 	CU_ASSERT_EQUAL(dump_output_write(&o, stream + 6 * PAGE, 9 * PAGE), 0);

@@ -146,9 +146,10 @@ static int write_header(struct dump_output *o)
 	if (!o->paged)
 		return 0;
 	/* (the next page of the ring follows: the filler brings it to a page boundary) */
-	n = o->lead_len;
+	if (write_padded(o, NULL, 0, buf, used, o->lead, o->lead_len))
+		return -1;
 	o->lead_len = 0;
-	return write_padded(o, NULL, 0, buf, used, o->lead, n);
+	return 0;
 }
 
 static int write_trailer(struct dump_output *o)
@@ -160,9 +161,7 @@ static int write_trailer(struct dump_output *o)
 	int ret = 0;
 
 	if (!o->collect_stats || !o->nifs) {
-		n = o->last_len;
-		o->last_len = 0;
-		return n ? write_padded(o, o->last, n, NULL, 0, NULL, 0) : 0;
+		return 0;
 	}
 	stats = calloc(o->nifs, sizeof(*stats));
 	if (!stats) {
@@ -182,9 +181,7 @@ static int write_trailer(struct dump_output *o)
 	free(stats);
 	if (!o->paged || ret)
 		return ret;
-	n = o->last_len;
-	o->last_len = 0;
-	return write_padded(o, o->last, n, buf, used, NULL, 0);
+	return write_padded(o, NULL, 0, buf, used, NULL, 0);
 }
 
 static uint64_t wall_ns(const struct dump_output *o)
@@ -549,6 +546,24 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 	}
 	o->kept = (size_t)(blocks - start);
 	return 0;
+}
+
+int dump_output_end_page(struct dump_output *o, const uint8_t *bytes, size_t len)
+{
+	if (o->fd < 0 || o->start_pending || len >= DUMP_OUTPUT_PAGE) {
+		snprintf(o->error, sizeof(o->error), "%s: no file to end", o->path);
+		o->full = 0;
+		return -1;
+	}
+	o->full = 0;
+	return write_padded(o, bytes, len, NULL, 0, NULL, 0);
+}
+
+void dump_output_lead(struct dump_output *o, const uint8_t *bytes, size_t len)
+{
+	o->lead_len = len < sizeof(o->lead) ? len : 0;
+	if (o->lead_len)
+		memcpy(o->lead, bytes, len);
 }
 
 int dump_output_end_torn(struct dump_output *o, uint64_t whole)

@@ -71,14 +71,12 @@ struct dump_output {
 	int paged;
 	int direct;
 	/*
-	 * Paged output, for the next dump_output_rotate() only (where -C
-	 * ends a file inside a page): @last_len bytes, whole blocks' ends, that
-	 * end the current file before its statistics, and @lead_len bytes
-	 * that begin the next after its header, up to the ring's next page;
-	 * each less than a page.
+	 * Paged output: the bytes the next file begins with after its header
+	 * (dump_output_lead()), its own copy: 0 bytes but where -C ended a
+	 * file inside a page.
 	 */
-	const uint8_t *last, *lead;
-	size_t last_len, lead_len;
+	uint8_t lead[DUMP_OUTPUT_PAGE];
+	size_t lead_len;
 	int fd;
 	int ended;			/* -G with -W: the last file is done */
 	int rotated_on_request;		/* dump_output_rotate() was called: names numbered */
@@ -142,6 +140,22 @@ int dump_output_due(const struct dump_output *o, uint64_t pending);
  * with error set (full, if the next file could not begin).
  */
 int dump_output_end_torn(struct dump_output *o, uint64_t whole);
+
+/*
+ * Paged output, where -C ends a file inside a page: @len bytes, whole
+ * blocks' ends, and a filler to the page's end, the current file's last
+ * page of packets.  0, or -1 with error set (full: the file was cut back
+ * to the pages it had).
+ */
+int dump_output_end_page(struct dump_output *o, const uint8_t *bytes, size_t len);
+
+/*
+ * Paged output: @len bytes (less than a page) that the next file begins
+ * with after its header, copied: the rest of the page dump_output_end_page()
+ * ended the current file in, up to the ring's next page.  Forgotten where
+ * the caller drops them (a full disk): len 0.
+ */
+void dump_output_lead(struct dump_output *o, const uint8_t *bytes, size_t len);
 
 /*
  * Paged output, -C: the bytes the current file takes before its statistics

@@ -49,7 +49,7 @@
 #define FULL_RETRY_NS		1000000000ULL
 /* How often the clock line is renewed, and how far past its last sample it reaches. */
 #define LINE_EVERY_NS		100000000ULL
-#define LINE_AHEAD_NS		1000000000ULL
+#define LINE_AHEAD_NS		300000000ULL
 
 struct queue_file {
 	pthread_t thread;
@@ -142,6 +142,45 @@ static int choose_tstamp(size_t d)
 	return 0;
 }
 
+/* A line that covers no stamp: each gets the kernel's, counted (the kernel's "unconverted"). */
+static const struct mgcap_tstamp_line no_line = { .span_ns = 1, .rate = 1ULL << 32 };
+
+/*
+ * Adapter stamps: a sample of the NIC's clock, and the kernel's line from
+ * the newest interval of the drift model, reaching LINE_AHEAD_NS past it
+ * (the frames of the next LINE_EVERY_NS are stamped on it before the next
+ * sample), where its bound is within MGCAP_ADAPTER_MAX_BOUND_NS, as
+ * libpcap's conversion holds it.  Else (no interval yet, none since a step
+ * of either clock, one too uncertain) a line that covers nothing: the
+ * kernel's stamps, counted.  A step is seen at the next sample: the frames
+ * before it are stamped on the line from before the step.
+ */
+static void renew_line(struct queue_file *qf, uint64_t now)
+{
+	const struct mgcap_clock *c = &qf->adapter.clock;
+	const struct mgcap_clock_interval *iv;
+	struct mgcap_tstamp_line line = no_line;
+
+	if (qf->tstamp != PCAP_TSTAMP_ADAPTER || now - qf->line_at < LINE_EVERY_NS)
+		return;
+	qf->line_at = now;
+	if (mgcap_adapter_sample(&qf->adapter, 1, now))
+		return;		/* (counted; the line holds until it runs out) */
+	iv = c->n_iv ? &c->iv[c->n_iv - 1] : NULL;
+	if (iv && iv->bound_ns <= MGCAP_ADAPTER_MAX_BOUND_NS) {
+		line.phc_lo = iv->phc_a > iv->min_phc ? iv->phc_a : iv->min_phc;
+		line.rate = (uint64_t)((1LL << 32) + iv->slope);
+		line.sys_lo = iv->sys_a + (int64_t)(((__int128)(line.phc_lo - iv->phc_a) *
+						     line.rate) >> 32);
+		line.span_ns = (uint64_t)(iv->phc_b - line.phc_lo) + LINE_AHEAD_NS;
+	}
+	/* (a rate the kernel refuses, beyond 1000 ppm: no line either) */
+	if (ioctl(qf->pg.r.fd, MGCAP_IOC_SET_TSTAMP_LINE, &line) &&
+	    ioctl(qf->pg.r.fd, MGCAP_IOC_SET_TSTAMP_LINE, &no_line))
+		fprintf(stderr, "mgdump: %s: MGCAP_IOC_SET_TSTAMP_LINE: %s\n", qf->name,
+			strerror(errno));
+}
+
 /* The clock the kernel stamps @qf's blocks with (its device's, @tstamp), and its conversion. */
 static int set_tstamp(struct queue_file *qf, int tstamp)
 {
@@ -159,36 +198,15 @@ static int set_tstamp(struct queue_file *qf, int tstamp)
 		fprintf(stderr, "mgdump: %s: MGCAP_IOC_SET_TSTAMP: %s\n", qf->name, strerror(errno));
 		return -1;
 	}
+	if (tstamp == PCAP_TSTAMP_ADAPTER) {
+		/* two samples 10 ms apart: a line before the first block (never the raw clock) */
+		mgcap_adapter_sample(&qf->adapter, 1, mgcap_now_ns(CLOCK_MONOTONIC));
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+		renew_line(qf, mgcap_now_ns(CLOCK_MONOTONIC));
+	}
 	return 0;
 }
 
-/*
- * Adapter stamps: a sample of the NIC's clock, and the kernel's line from
- * the newest interval of the drift model, reaching LINE_AHEAD_NS past it
- * (the frames of the next LINE_EVERY_NS are stamped on it before the next
- * sample).  A stamp it does not cover gets the kernel's (counted).
- */
-static void renew_line(struct queue_file *qf, uint64_t now)
-{
-	const struct mgcap_clock *c = &qf->adapter.clock;
-	const struct mgcap_clock_interval *iv;
-	struct mgcap_tstamp_line line;
-
-	if (qf->tstamp != PCAP_TSTAMP_ADAPTER || now - qf->line_at < LINE_EVERY_NS)
-		return;
-	qf->line_at = now;
-	if (mgcap_adapter_sample(&qf->adapter, 1, now) || !c->n_iv)
-		return;
-	iv = &c->iv[c->n_iv - 1];
-	line.phc_lo = iv->phc_a > iv->min_phc ? iv->phc_a : iv->min_phc;
-	line.sys_lo = iv->sys_a + (int64_t)(((__int128)(line.phc_lo - iv->phc_a) *
-					     ((1LL << 32) + iv->slope)) >> 32);
-	line.span_ns = (uint64_t)(iv->phc_b - line.phc_lo) + LINE_AHEAD_NS;
-	line.rate = (uint64_t)((1LL << 32) + iv->slope);
-	if (ioctl(qf->pg.r.fd, MGCAP_IOC_SET_TSTAMP_LINE, &line))
-		fprintf(stderr, "mgdump: %s: MGCAP_IOC_SET_TSTAMP_LINE: %s\n", qf->name,
-			strerror(errno));
-}
 
 /* @qf's node opened, its ring set up for the file, stamped @tstamp: 0, or -1 (it said why). */
 static int open_queue(struct queue_file *qf, int tstamp)
@@ -224,14 +242,26 @@ static int open_queue(struct queue_file *qf, int tstamp)
 
 static int disk_full(struct queue_file *qf);
 
+/* The output's error, said: -1. */
+static int report(struct queue_file *qf)
+{
+	fprintf(stderr, "mgdump: %s\n", qf->out.error);
+	return -1;
+}
+
 /*
  * @len bytes of the ring's pages into the current file: 0, 1 for a full
  * disk (disk_full() took it over), or -1 (it said why).
  */
 static int write_out(struct queue_file *qf, const uint8_t *p, uint64_t len)
 {
-	if (dump_output_write(&qf->out, p, len) == 0)
-		return 0;
+	if (dump_output_write(&qf->out, p, len) == 0) {
+		if (!qf->out.ended)
+			return 0;
+		/* -G with -W: the last period is over, these pages are after it */
+		qf->ended = 1;
+		return 1;
+	}
 	if (qf->out.full)
 		return disk_full(qf) ? -1 : 1;
 	fprintf(stderr, "mgdump: %s\n", qf->out.error);
@@ -247,11 +277,11 @@ static int write_ready(struct queue_file *qf, uint64_t end)
 	const uint8_t *first;
 	uint64_t n;
 
-	while (!qf->full_until && (n = mgcap_pages_next(&qf->pg, end, &first)) > 0) {
+	while (!qf->full_until && !qf->ended && (n = mgcap_pages_next(&qf->pg, end, &first)) > 0) {
 		int ret = write_out(qf, first, n);
 
 		if (ret)
-			return ret < 0 ? -1 : 0;	/* (a full disk: dropping now) */
+			return ret < 0 ? -1 : 0;	/* (a full disk, dropping now; the output's end) */
 		if (mgcap_pages_done(&qf->pg, n)) {
 			fprintf(stderr, "mgdump: %s: a block that does not fit the ring\n", qf->name);
 			return -1;
@@ -260,10 +290,19 @@ static int write_ready(struct queue_file *qf, uint64_t end)
 	return 0;
 }
 
-/* The ring's page filled: everything it holds whole blocks before *@end; 0, or -1. */
+static uint64_t file_limit(const struct queue_file *qf);
+static int end_file_at(struct queue_file *qf, uint64_t end);
+
+/*
+ * The ring's page filled: everything it holds whole blocks before *@end; 0
+ * (or with the disk full, or the output ended, nothing to write: *@end 0),
+ * or -1 (it said why).
+ */
 static int fill_page(struct queue_file *qf, uint64_t *end)
 {
 	for (;;) {
+		uint64_t tail = qf->pg.r.tail;
+
 		if (mgcap_pages_fill(&qf->pg, end) == 0)
 			return 0;
 		if (errno != EAGAIN) {
@@ -271,9 +310,18 @@ static int fill_page(struct queue_file *qf, uint64_t *end)
 				strerror(errno));
 			return -1;
 		}
-		/* no room for the filler: the ring is full of whole pages to write first */
-		if (write_ready(qf, UINT64_MAX))
+		/* no room for the filler: the ring is full of whole pages to write first ... */
+		if (write_ready(qf, file_limit(qf)))
 			return -1;
+		/* ... and with -C, where the file has no room for them, into the next */
+		if (qf->pg.r.tail == tail && !qf->full_until && !qf->ended &&
+		    end_file_at(qf, __atomic_load_n(&qf->pg.r.ctrl->producer, __ATOMIC_ACQUIRE) &
+				    ~(uint64_t)(MGCAP_PAGE_SIZE - 1)))
+			return -1;
+		if (qf->full_until || qf->ended) {
+			*end = 0;
+			return 0;
+		}
 	}
 }
 
@@ -285,8 +333,6 @@ static uint64_t file_limit(const struct queue_file *qf)
 	return qf->pg.r.tail + (dump_output_room(&qf->out) & ~(uint64_t)(MGCAP_PAGE_SIZE - 1));
 }
 
-static int end_file_at(struct queue_file *qf, uint64_t end);
-
 /*
  * Everything the ring holds now, its last page filled, in files within -C:
  * 0, or -1 (it said why).
@@ -297,6 +343,8 @@ static int write_all_held(struct queue_file *qf)
 
 	if (fill_page(qf, &end))
 		return -1;
+	if (!end)
+		return 0;	/* (the disk is full, or the output ended) */
 	while (qf->out.rotate_bytes && !qf->ended && !qf->full_until &&
 	       end - qf->pg.r.tail > dump_output_room(&qf->out))
 		if (end_file_at(qf, end))
@@ -344,7 +392,7 @@ static void queue_file_done(const char *path, void *arg)
  */
 static int end_file_at(struct queue_file *qf, uint64_t end)
 {
-	uint64_t cut, below;
+	uint64_t cut, below, after;
 	const uint8_t *page = NULL;
 	int ret;
 
@@ -357,38 +405,38 @@ static int end_file_at(struct queue_file *qf, uint64_t end)
 	below = cut & ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
 	if (write_ready(qf, below))
 		return -1;
-	if (qf->full_until)
-		return 0;	/* the file ended where the disk filled */
-	if (cut != below &&
-	    mgcap_pages_next(&qf->pg, below + MGCAP_PAGE_SIZE, &page) != MGCAP_PAGE_SIZE) {
-		fprintf(stderr, "mgdump: %s: the ring's page at a file's end is gone\n", qf->name);
-		return -1;
-	}
-	if (page) {
-		qf->out.last = page;
-		qf->out.last_len = cut - below;
-		qf->out.lead = page + (cut - below);
-		qf->out.lead_len = MGCAP_PAGE_SIZE - (cut - below);
+	if (qf->full_until || qf->ended)
+		return 0;	/* the file ended where the disk filled, or the output did */
+	if (cut != below) {
+		if (mgcap_pages_next(&qf->pg, below + MGCAP_PAGE_SIZE, &page) != MGCAP_PAGE_SIZE) {
+			fprintf(stderr, "mgdump: %s: the ring's page at a file's end is gone\n",
+				qf->name);
+			return -1;
+		}
+		/* the page's blocks before the cut end the file (cut back where the disk is full) */
+		if (dump_output_end_page(&qf->out, page, cut - below))
+			return qf->out.full ? disk_full(qf) : report(qf);
+		dump_output_lead(&qf->out, page + (cut - below), MGCAP_PAGE_SIZE - (cut - below));
 	}
 	/* (the file's statistics count the packets up to its end) */
-	ret = mgcap_pages_count(&qf->pg, cut);
-	if (ret)
+	if (mgcap_pages_count(&qf->pg, cut)) {
 		fprintf(stderr, "mgdump: %s: a block that does not fit the ring\n", qf->name);
-	else if ((ret = dump_output_rotate(&qf->out)) && qf->out.full)
-		/* (the next file could not begin: the blocks after the cut are dropped) */
-		return disk_full(qf);
-	else if (ret)
-		fprintf(stderr, "mgdump: %s\n", qf->out.error);
-	/* (unused where no file ended: a -W output's) */
-	qf->out.last_len = 0;
-	qf->out.lead_len = 0;
-	/* (the page was copied into both files: the ring may have it back) */
-	if (page && mgcap_pages_done(&qf->pg, MGCAP_PAGE_SIZE) && !ret) {
-		fprintf(stderr, "mgdump: %s: a block that does not fit the ring\n", qf->name);
-		ret = -1;
+		return -1;
 	}
+	ret = dump_output_rotate(&qf->out);
 	qf->ended = qf->out.ended;
-	return ret;
+	if (ret)
+		/* the next file could not begin: what follows the cut is dropped */
+		return qf->out.full ? disk_full(qf) : report(qf);
+	if (!page)
+		return 0;
+	/* the page is in the files: the ring may have it back */
+	if (qf->ended) {
+		/* (-W's last period: what follows the cut is after the output's end) */
+		dump_output_lead(&qf->out, NULL, 0);
+		return mgcap_pages_drop(&qf->pg, below + MGCAP_PAGE_SIZE, &after) ? -1 : 0;
+	}
+	return mgcap_pages_done(&qf->pg, MGCAP_PAGE_SIZE) ? -1 : 0;
 }
 
 /*
@@ -438,10 +486,11 @@ static int disk_full(struct queue_file *qf)
 		fprintf(stderr, "mgdump: %s: dropping packets until there is room, trying again "
 			"each second\n", qf->out.error);
 	qf->full_until = mgcap_now_ns(CLOCK_MONOTONIC) + FULL_RETRY_NS;
-	if (dump_output_end_torn(&qf->out, whole) && !qf->out.full) {
-		fprintf(stderr, "mgdump: %s\n", qf->out.error);
-		return -1;
-	}
+	/* (the next file begins where the ring's blocks begin again: not with a lead) */
+	dump_output_lead(&qf->out, NULL, 0);
+	if (dump_output_end_torn(&qf->out, whole) && !qf->out.full)
+		return report(qf);
+	qf->ended = qf->out.ended;
 	return drop_held(qf);
 }
 
@@ -473,7 +522,9 @@ static int next_file(struct queue_file *qf)
 {
 	uint64_t end;
 
-	return fill_page(qf, &end) || end_file_at(qf, end);
+	if (fill_page(qf, &end))
+		return -1;
+	return end ? end_file_at(qf, end) : 0;
 }
 
 /* What the thread has done, for the main thread's reports. */
@@ -494,17 +545,13 @@ static void *queue_main(void *arg)
 	struct pollfd pfd = { .fd = qf->pg.r.fd, .events = POLLIN };
 	uint64_t last_write = mgcap_now_ns(CLOCK_MONOTONIC);
 
-	if (qf->tstamp == PCAP_TSTAMP_ADAPTER) {
-		/* with the next, the first interval: a line from the first frame on */
-		mgcap_adapter_sample(&qf->adapter, 1, last_write);
-		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
-	}
 	while (!stopping && !qf->failed && !qf->ended) {
 		uint64_t now = mgcap_now_ns(CLOCK_MONOTONIC), before = qf->out.bytes_total;
 		unsigned long hups = __atomic_load_n(&hangups, __ATOMIC_RELAXED);
 
 		renew_line(qf, now);
 		if (still_full(qf, now)) {
+			show(qf);
 			poll(&pfd, 1, 100);
 			continue;
 		}
@@ -532,9 +579,12 @@ static void *queue_main(void *arg)
 			break;
 		poll(&pfd, 1, 100);
 	}
-	/* the stop: what the ring took before it, every page (not after -W's last period) */
+	/*
+	 * the stop: what the ring took before it, every page (not after -W's
+	 * last period), or on a full disk every packet counted
+	 */
 	if (!qf->failed && !qf->ended)
-		qf->failed = write_all_held(qf);
+		qf->failed = qf->full_until ? drop_held(qf) : write_all_held(qf);
 	if (dump_output_close(&qf->out)) {
 		fprintf(stderr, "mgdump: %s\n", qf->out.error);
 		qf->failed = 1;
@@ -606,6 +656,7 @@ static int open_queues(void)
 			}
 			nqueues++;
 			qf->pg.r.fd = -1;
+			qf->out.fd = -1;	/* (no file yet: nothing to close) */
 			pthread_mutex_init(&qf->shown_lock, NULL);
 			snprintf(qf->ifname, sizeof(qf->ifname), "%s", cfg.devs[d]);
 			snprintf(name, sizeof(name), "%.15s@%u", cfg.devs[d], nodes[i].queue);
@@ -759,8 +810,11 @@ int mgdump_per_queue_run(void (*on_file_done)(const char *path, void *arg))
 		close_queues();
 		return 1;
 	}
+	/* (a NIC's stamping taken is given back at the end: that keeps CAP_NET_ADMIN) */
 	for (i = 0; i < nqueues; i++)
 		converting |= queues[i].tstamp == PCAP_TSTAMP_ADAPTER;
+	for (i = 0; i < cfg.ndevs; i++)
+		converting |= device_hwts[i].taken;
 	if (mgdump_drop_privileges(cfg.user, converting)) {
 		close_queues();
 		return 1;
