@@ -1,6 +1,6 @@
 #!/bin/sh
-# run.sh SRCDIR BUILDDIR [--profile]: every benchmark, side by side, one run
-# (make bench).
+# run.sh SRCDIR BUILDDIR [--profile|--record]: every benchmark, side by side,
+# one run (make bench).
 #
 # On the host: the libpcap module's read path against the savefile reader
 # (instructions under callgrind, and time), merged reads of 1 to 64 queues,
@@ -10,7 +10,8 @@
 # every contender under pktgen and test-NIC loads (the capture path's guard in
 # two more boots), a profile of each, burst
 # absorption, capacity by traffic shape and buffer size, a lone frame's latency,
-# and multi-queue scaling.
+# the recorders writing whole frames to a disk (a VM of their own, with the
+# disk), and multi-queue scaling.
 #
 # Everything goes to the build tree, nothing to the source tree: the raw CSV
 # and profiles to BUILDDIR/build/bench/results/, then report.py writes the
@@ -37,6 +38,9 @@
 #
 # --profile (make bench-profile): only the profile, printed, nothing written
 # to results/: where each contender's instructions go, in a few minutes.
+# --record (make bench-record): only the recorder's part (guest-bench.sh's
+# record: whole frames into files on a disk), its tables printed, nothing
+# written to results/.
 set -eu
 src=$1
 build=$2
@@ -45,8 +49,9 @@ res=$bb/results
 first_built=$(ls "$build"/build/*/kmod/mgcap.ko | head -n 1)
 first_built=${first_built%/kmod/mgcap.ko}
 kver=${MGCAP_BENCH_KERNEL:-${first_built##*/}}
-profile_only=
+profile_only= record_only=
 [ "${3:-}" = --profile ] && profile_only=1
+[ "${3:-}" = --record ] && record_only=1
 
 # earlier results, as absolute paths (make runs this in the build tree)
 earlier() {
@@ -77,7 +82,7 @@ report() {
 }
 
 # a full run starts from nothing; a host-only one keeps the VM results
-if [ -z "$profile_only" ] && [ -z "${MGCAP_BENCH_HOST_ONLY:-}" ]; then
+if [ -z "$profile_only$record_only" ] && [ -z "${MGCAP_BENCH_HOST_ONLY:-}" ]; then
 	rm -rf "$res"
 fi
 mkdir -p "$res"
@@ -105,6 +110,24 @@ if [ -n "$profile_only" ]; then
 	echo "bench: VM, kernel $kver: profiles under icount"
 	vm profile 1 "-icount shift=0,sleep=off" profile
 	exec python3 "$src/bench/report.py" --profile "$bb/profile"
+fi
+
+# the recorder's part in a VM of its own under icount, with a disk for its
+# files: a raw image on the host, sparse, attached with cache=none (the
+# host's page cache between would make the disk faster than any), which
+# the guest makes ext4 (guest-bench.sh record); results in $bb/record
+vm_record() {
+	img=$bb/record-disk.img
+	rm -f "$img"
+	# (the largest file, 80,000 frames of 1514 bytes, is some 125 MB)
+	truncate -s 1G "$img"
+	vm record 1 "-icount shift=0,sleep=off -drive file=$img,if=virtio,format=raw,cache=none" record
+	rm -f "$img"
+}
+if [ -n "$record_only" ]; then
+	echo "bench: VM, kernel $kver: the recorder under icount"
+	vm_record
+	exec python3 "$src/bench/report.py" --record "$bb/record"
 fi
 
 # counted FN TOTAL: whether callgrind counted FN's instructions (none if the
@@ -231,6 +254,9 @@ for boot in 2 3; do
 	vm guard-boot$boot 1 "-icount shift=0,sleep=off" guard
 	cp "$bb/guard-boot$boot/cost.csv" "$res/guard-boot$boot.csv"
 done
+# the recorder, whole frames into files on a disk of its VM's
+vm_record
+cp "$bb"/record/record*.csv "$res/"
 wait "$shapes" || exit 1
 echo "bench: VM, kernel $kver: multi-queue scaling, wall clock"
 vm wallclock 2 "" scaling
