@@ -26,6 +26,10 @@
 #            disk the VM was given (MGCAP_BENCH_RECORD_DISK, /dev/vda: its
 #            contents are lost), icount -> OUTDIR/record.csv,
 #            OUTDIR/record-capture.csv
+#   record_rate  the bytes mgdump --per-queue writes a second at the largest
+#            rate it keeps whole, 1, 2 and 4 queues, wall clock (a VM of
+#            several vCPUs, with record's disk) -> OUTDIR/record-rate.csv,
+#            every probe in OUTDIR/record-rate-probes.csv
 #
 # A cost round is the CPU's run time (/proc/schedstat, idle excluded) over a
 # window holding the injection and every reader's complete drain, divided by
@@ -1012,6 +1016,186 @@ part_record() {
 	[ -z "$hung" ] || sysctl -qw kernel.hung_task_timeout_secs="$hung"
 	nic_with_queues "$(nproc)"
 	[ -z "$failed" ] || { say "record: failed:$failed"; return 1; }
+}
+
+# --- record_rate: what mgdump --per-queue writes a second, 1, 2 and 4 writers (wall clock) ---
+# The largest rate of 1514-byte frames (whole) that mgdump --per-queue keeps
+# whole with 1, 2 and 4 queues, a writer (thread, file) each, and the bytes
+# it wrote a second there: a wall-clock figure (icount serialises the vCPUs
+# and has no time of its own to write in), in a VM of several vCPUs (queue
+# N's frames made on vCPU N mod their number) with the record part's disk.
+# A probe offers RATE_SECONDS of the stream, spread evenly over the queues
+# and paced by the test NIC, into rings of RATE_RING each, far less than the
+# stream (4 MiB holds about 0.1 s of 1514-byte frames at 25,000 a second,
+# about what the VM makes): what a writer cannot keep up with, or a stall
+# of its longer than that, is lost once its ring is full, not absorbed.  It keeps the rate if every frame made is in the files, by
+# mgdump's own count a queue, none dropped by a ring, and the test NIC kept
+# the pace: it waits where the host falls behind, where a real NIC's
+# receive ring would drop, so a stream made 5 % slower than asked was not
+# offered at its rate (lost, as the capacity part judges a busy CPU).  The
+# bytes written a second: the files' bytes over the time from the stream's
+# start until mgdump, told to stop once the last frame was made, had
+# written its rings out, completed its files and exited.  Bisection between
+# the bounds, checked (a top kept or a bottom lost is said as such), to
+# within RATE_RESOLUTION; every probe in OUTDIR/record-rate-probes.csv,
+# each cell in OUTDIR/record-rate.csv.
+RATE_QUEUES=${MGCAP_BENCH_RATE_QUEUES:-1 2 4}
+RATE_SIZE=${MGCAP_BENCH_RATE_SIZE:-1514}
+RATE_SECONDS=5
+RATE_RING=4M
+RATE_LOW=${MGCAP_BENCH_RATE_LOW:-1000}
+RATE_HIGH=${MGCAP_BENCH_RATE_HIGH:-200000}
+RATE_RESOLUTION=1.10
+
+now_ns() { date +%s%N; }
+
+# rate_probe QUEUES RATE: 0 kept, 1 lost, 2 did not run -> a line of the probes' CSV
+rate_probe() {
+	queues=$1 rate=$2
+	gen=/sys/class/net/mgt0/mgtestnic
+	per_queue=$((rate * RATE_SECONDS / queues))
+	pace=$((rate / queues))
+	rm -f "$RECORD_DIR"/*.pcap* && sync -f "$RECORD_DIR" || return 2
+	read -r made_before <$gen/generated
+	echo "$RATE_SIZE" >$gen/frame_len && echo "$pace" >$gen/rate_pps || return 2
+	$MGCAP start mgt0 ring-size $RATE_RING >/dev/null || return 2
+	: >"$OUT/reader.txt"
+	$RUN $B/tools/mgdump/mgdump --per-queue -i mgt0 -s $WHOLE -w "$RECORD_DIR/rate.pcapng" \
+		>"$OUT/reader.txt" 2>&1 &
+	reader=$!
+	# ready: every queue's file started, every thread waiting for frames
+	i=0
+	until [ "$(ls "$RECORD_DIR" | grep -c '^rate\.mgt0@[0-9]*\.pcapng\.part$')" = "$queues" ] &&
+		waiting "$reader"; do
+		i=$((i + 1))
+		if [ $i -gt 600 ] || ! kill -0 "$reader" 2>/dev/null; then
+			say "record_rate: mgdump never got ready: $(cat "$OUT/reader.txt")"
+			kill -KILL "$reader" 2>/dev/null
+			wait "$reader"
+			$MGCAP stop mgt0 >/dev/null
+			return 2
+		fi
+		sleep 0.05
+	done
+	# each queue's request from a shell on its vCPU, forked beforehand and
+	# waiting on a FIFO of its own: the requests go at once (a fork and an
+	# exec a queue took a good part of a second under emulation)
+	helpers= all=$(seq 0 $((queues - 1)))
+	for q in $all; do
+		rm -f "$TMPFS/go$q" && mkfifo "$TMPFS/go$q" || return 2
+		taskset -c $((q % $(nproc))) sh -c "read -r go <'$TMPFS/go$q' &&
+			echo '$q $per_queue' >$gen/generate" &
+		helpers="$helpers $!"
+	done
+	for h in $helpers; do
+		until grep -q 'wait_for_partner\|pipe' /proc/$h/wchan 2>/dev/null; do sleep 0.05; done
+	done
+	t0=$(now_ns)
+	for q in $all; do
+		echo go >"$TMPFS/go$q"
+	done
+	wait $helpers
+	# the pace: at the stream's end the test NIC had made 95 % or more of
+	# what was due by then, all of it or its rate's worth of the time since
+	# its start (its frames counted when read, the time taken after, which
+	# a late reading does not favour); else it is stopped there (a rate far
+	# beyond what the VM makes would run for minutes and fill the disk)
+	sleep $RATE_SECONDS
+	read -r made_then <$gen/generated
+	t1=$(now_ns)
+	got=$(echo "$made_before $made_then" |
+		awk '{ for (i = 1; i <= NF / 2; i++) n += $(i + NF / 2) - $i; print n }')
+	due=$((rate * (t1 - t0) / 1000000000))
+	[ $due -le $((per_queue * queues)) ] || due=$((per_queue * queues))
+	paced=1
+	[ $((got * 100)) -ge $((95 * due)) ] || { echo stop >$gen/generate; paced=0; }
+	until ! grep -q '[1-9]' $gen/pending; do sleep 0.05; done
+	kill -INT "$reader"
+	wait "$reader"
+	t2=$(now_ns)
+	$MGCAP stop mgt0 >/dev/null
+	echo 0 >$gen/rate_pps
+	cat "$OUT/reader.txt" >>"$LOG"
+	# each queue: its frames made, in its file by mgdump's count, none dropped
+	read -r made_after <$gen/generated
+	kept=$paced packets=0 bytes=0 dropped=0 offered_all=0 q=0
+	for after in $made_after; do
+		offered=$((after - $(echo "$made_before" | awk -v i=$((q + 1)) '{ print $i }')))
+		line=$(grep "^mgdump: mgt0@$q: " "$OUT/reader.txt")
+		p=$(echo "$line" | sed -n 's/^mgdump: mgt0@[0-9]*: \([0-9]*\) packets, .*/\1/p')
+		b=$(echo "$line" | sed -n 's/.* packets, \([0-9]*\) bytes, .*/\1/p')
+		d=$(echo "$line" | sed -n 's/.*; \([0-9]*\) dropped by the ring$/\1/p')
+		[ -n "$p" ] && [ -n "$b" ] && [ -n "$d" ] && [ "$offered" -le "$per_queue" ] || {
+			say "record_rate: queue $q: $offered frames made of $per_queue, mgdump said: ${line:-nothing}"
+			return 2
+		}
+		# (a stream stopped for its pace made fewer)
+		[ "$p" = "$offered" ] && [ "$d" = 0 ] && [ "$offered" = "$per_queue" ] || kept=0
+		packets=$((packets + p)) bytes=$((bytes + b)) dropped=$((dropped + d))
+		offered_all=$((offered_all + offered)) q=$((q + 1))
+	done
+	[ $q = "$queues" ] || { say "record_rate: $q queues, not $queues"; return 2; }
+	# and a probe kept has them in its files, by capinfos's count
+	q=0
+	while [ $kept = 1 ] && [ $q -lt "$queues" ]; do
+		f=$RECORD_DIR/rate.mgt0@$q.pcapng
+		n=$(capinfos -M -c "$f" 2>>"$LOG" | sed -n 's/^Number of packets: *\([0-9]*\)$/\1/p')
+		[ "$n" = "$per_queue" ] ||
+			{ say "record_rate: $f holds ${n:-no} packets, not $per_queue"; return 2; }
+		q=$((q + 1))
+	done
+	echo "$queues,$rate,$((per_queue * queues)),$offered_all,$got,$((t1 - t0)),$packets,$dropped,$bytes,$((t2 - t0)),$kept" \
+		>>"$OUT/record-rate-probes.csv"
+	say "record_rate: $queues queue(s), $rate/s: $packets of $offered_all made" \
+		"($((per_queue * queues)) asked, $got of them in the first $(((t1 - t0) / 1000000)) ms)," \
+		"$dropped dropped, $bytes bytes written in $(((t2 - t0) / 1000000)) ms:" \
+		"$([ $kept = 1 ] && echo kept || echo lost)"
+	[ $kept = 1 ]
+}
+
+# rate_cell QUEUES -> a line of record-rate.csv: the largest rate kept, and
+# the bytes a second written at it (its probe's)
+rate_cell() {
+	low=$RATE_LOW high=$RATE_HIGH
+	rate_probe "$1" "$high"
+	case $? in
+	0) status=unbounded ;;
+	1)	rate_probe "$1" "$low"
+		case $? in 0) status=bounded ;; 1) status=below ;; *) status=failed ;; esac ;;
+	*) status=failed ;;
+	esac
+	while [ $status = bounded ] &&
+		awk -v l="$low" -v h="$high" -v r="$RATE_RESOLUTION" 'BEGIN { exit !(h > l * r) }'; do
+		mid=$(awk -v l="$low" -v h="$high" 'BEGIN { printf "%d", sqrt(l * h) }')
+		rate_probe "$1" "$mid"
+		case $? in 0) low=$mid ;; 1) high=$mid ;; *) status=failed ;; esac
+	done
+	case $status in
+	bounded) best=$low ;;
+	unbounded) best=$high ;;	# at least
+	*) best= ;;
+	esac
+	# the kept probe at that rate: its bytes over its time
+	bps=
+	[ -z "$best" ] || bps=$(awk -F, -v q="$1" -v r="$best" \
+		'$1 == q && $2 == r && $11 == 1 { printf "%d", $9 * 1e9 / $10 }' "$OUT/record-rate-probes.csv" |
+		tail -n 1)
+	echo "$1,$RATE_SIZE,$RATE_LOW,$RATE_HIGH,$status,$best,$bps" >>"$OUT/record-rate.csv"
+	say "record_rate: $1 queue(s): $status${best:+, $best frames/s, $bps bytes written a second}"
+}
+
+part_record_rate() {
+	echo "queues,rate,asked,offered,made_by_end,end_ns,packets,dropped,bytes,written_ns,kept" \
+		>"$OUT/record-rate-probes.csv"
+	echo "queues,frame_len,low,high,status,rate,bytes_per_second" >"$OUT/record-rate.csv"
+	record_disk || return 1
+	for queues in $RATE_QUEUES; do
+		nic_with_queues "$queues" || return 1
+		rate_cell "$queues"
+	done
+	umount "$RECORD_DIR"
+	nic_with_queues "$(nproc)"
+	! grep -q ',failed,' "$OUT/record-rate.csv" || { say "record_rate: a cell did not run"; return 1; }
 }
 
 mkdir -p "$TMPFS" && mount -t tmpfs -o size=1G tmpfs "$TMPFS" || exit 1
