@@ -20,6 +20,16 @@
 #            (icount) -> OUTDIR/latency.csv
 #   scaling  one queue against two, wall clock (a 2-vCPU VM: icount would
 #            serialise the vCPUs) -> OUTDIR/scaling.csv
+#   record   instructions a packet of the recorders (mgdump --per-queue,
+#            today's mgdump, tcpdump -w) and the capture path alone, whole
+#            frames of 64, 512 and 1514 bytes into files on ext4 on a virtio
+#            disk the VM was given (MGCAP_BENCH_RECORD_DISK, /dev/vda: its
+#            contents are lost), icount -> OUTDIR/record.csv,
+#            OUTDIR/record-capture.csv
+#   record_rate  the bytes mgdump --per-queue writes a second at the largest
+#            rate it keeps whole, 1, 2 and 4 queues, wall clock (a VM of
+#            several vCPUs, with record's disk) -> OUTDIR/record-rate.csv,
+#            every probe in OUTDIR/record-rate-probes.csv
 #
 # A cost round is the CPU's run time (/proc/schedstat, idle excluded) over a
 # window holding the injection and every reader's complete drain, divided by
@@ -734,6 +744,458 @@ part_scaling() {
 	done
 	$MGCAP hwtstamp mgt0 off >/dev/null
 	TSOPT=
+}
+
+# --- record: the recorder writing whole frames to a disk, instructions a packet ----------
+# Whole frames (snaplen 262144) of 64, 512 and 1514 bytes (the test NIC's
+# frame_len: as captured, no FCS), one queue, into files on ext4 on a virtio
+# disk of the VM's, never tmpfs: what writing a file costs is the point, and
+# mgdump --per-queue writes with O_DIRECT, which tmpfs does not take.
+# bench/run.sh attaches the disk (a raw image on the host, cache=none); its
+# file system is made afresh here, its inode tables and journal written at
+# once (mkfs.ext4's lazy init would zero them from a kernel thread in the
+# middle of the rounds).
+#
+# A round's window holds the injection, every reader's drain (SETTLE) and a
+# syncfs of the disk: every byte the round brought is on the disk then, the
+# page cache's writeback of the buffered writers (tcpdump -w, today's
+# mgdump) included, so that it is counted where it is owed and not left to
+# a flusher thread in another contender's round.  The stop is a window of
+# its own (its row "stop"): the program told to stop, its last pages
+# written, its file completed and synced (mgdump fsyncs and renames it), the
+# program gone and its capture ended, then a syncfs.
+#
+# Every contender must have every frame the test NIC made, by its own count
+# and, for a file, by capinfos's count of the file: a round that lost one is
+# marked failed in record-capture.csv (report.py then shows no figure) and
+# the part fails once every contender has run.
+RECORD_SIZES=${MGCAP_BENCH_RECORD_SIZES:-64 512 1514}
+RECORD_CONTENDERS=${MGCAP_BENCH_RECORD:-baseline mgcap-ring afpacket mgdump-copy mgdump-one-copy \
+tcpdump-w}
+# frames a round: a round's 1514-byte frames fit the smallest buffer (32 MiB:
+# AF_PACKET takes some 1,600 bytes a frame, 20,900 frames), so that a reader
+# scheduled late loses none however one vCPU is shared out
+RECORD_FRAMES=${MGCAP_BENCH_RECORD_FRAMES:-20000}
+# five rounds, not three: waiting for the disk under icount, the guest clock
+# races through timers, and now and then a round holds some background
+# work (seen: up to 1,000 instructions a packet more, one round in a
+# contender's three, on a busy host); the median of five outlasts two
+RECORD_ROUNDS=${MGCAP_BENCH_RECORD_ROUNDS:-5}
+RECORD_DISK=${MGCAP_BENCH_RECORD_DISK:-/dev/vda}
+RECORD_DIR=/run/mgcap-record
+WHOLE=262144
+
+# the disk: a virtio one, not in use; ext4 made and mounted on $RECORD_DIR
+record_disk() {
+	d=${RECORD_DISK##*/}
+	[ -b "$RECORD_DISK" ] ||
+		{ say "record: no block device $RECORD_DISK (bench/run.sh attaches one)"; return 1; }
+	case $(readlink -f "/sys/class/block/$d/device/driver") in
+	*/virtio_blk) ;;
+	*) say "record: $RECORD_DISK is not a virtio disk"; return 1 ;;
+	esac
+	! grep -q "^$RECORD_DISK " /proc/mounts || { say "record: $RECORD_DISK is mounted"; return 1; }
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$RECORD_DISK" >>"$LOG" 2>&1 &&
+		mkdir -p "$RECORD_DIR" && mount -t ext4 "$RECORD_DISK" "$RECORD_DIR" || return 1
+	say "record: ext4 on $RECORD_DISK ($(($(cat "/sys/class/block/$d/size") / 2048)) MiB)"
+}
+
+# record_file CONTENDER: the file it writes ("" for none)
+record_file() {
+	case $1 in
+	tcpdump-w) echo "$RECORD_DIR/tcpdump.pcap" ;;
+	mgdump-copy) echo "$RECORD_DIR/copy.pcapng" ;;
+	# (--per-queue: FILE.DEV@N, before the extension)
+	mgdump-one-copy) echo "$RECORD_DIR/one.mgt0@0.pcapng" ;;
+	esac
+}
+
+# record_start CONTENDER: it reads mgt0, and is ready -> $reader
+record_start() {
+	reader=
+	: >"$OUT/reader.txt"
+	file=$(record_file "$1")
+	case $1 in
+	baseline) return 0 ;;
+	mgcap-ring)
+		$MGCAP start mgt0 ring-size ${BUF_MB}M snaplen $WHOLE >/dev/null || return 1
+		set -- $WAIT /dev/mgcap/mgt0@0 hup 1000000 ;;
+	afpacket)
+		set -- tcpdump -i mgt0 -n -s $WHOLE -B $((BUF_MB * 1024)) -Z root -w /dev/null ;;
+	tcpdump-w)
+		set -- tcpdump -i mgt0 -n -s $WHOLE -B $((BUF_MB * 1024)) -Z root -w "$file" ;;
+	mgdump-copy)
+		$MGCAP start mgt0 ring-size ${BUF_MB}M >/dev/null || return 1
+		set -- $RUN $B/tools/mgdump/mgdump -i mgt0 -s $WHOLE -w "$file" ;;
+	mgdump-one-copy)
+		$MGCAP start mgt0 ring-size ${BUF_MB}M >/dev/null || return 1
+		set -- $RUN $B/tools/mgdump/mgdump --per-queue -i mgt0 -s $WHOLE \
+			-w "$RECORD_DIR/one.pcapng" ;;
+	*) say "unknown contender $1"; return 1 ;;
+	esac
+	name=$1
+	"$@" >"$OUT/reader.txt" 2>&1 &
+	reader=$!
+	# ready when reading: it said so (mgdump: its file, FILE.part until
+	# complete, once its queues are open), and then every thread of it
+	# waits for frames.  The first is not enough here: seen in this part,
+	# with the injection right after "listening on", tcpdump read each
+	# round's frames only when the next round's came (the last round's
+	# never: lost at the stop), and today's mgdump lost the whole first
+	# round, which its activation discarded.  No fixed sleep would do: under
+	# icount a program's start waits for 9p and the disk, idle time that
+	# skips the guest clock forward without running anyone.
+	case $name in
+	mgcap-ring) wait_for "$OUT/reader.txt" ready ;;
+	afpacket | tcpdump-w) wait_for "$OUT/reader.txt" "listening on" ;;
+	mgdump*)
+		i=0
+		until [ -s "$file.part" ] || [ -s "$file" ]; do
+			i=$((i + 1))
+			if [ $i -gt 600 ] || ! kill -0 "$reader" 2>/dev/null; then
+				say "record: $name never started its file:" "$(cat "$OUT/reader.txt")"
+				return 1
+			fi
+			sleep 0.05
+		done ;;
+	esac
+	i=0
+	until waiting "$reader"; do
+		i=$((i + 1))
+		if [ $i -gt 600 ] || ! kill -0 "$reader" 2>/dev/null; then
+			say "record: $name never waited for frames:" "$(cat "$OUT/reader.txt")" \
+				"$(grep . /proc/"$reader"/task/*/wchan)"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# waiting PID: every thread of PID asleep in a wait for data or time (poll,
+# a futex, a nap), none running or waiting for the disk
+waiting() {
+	for t in /proc/"$1"/task/*; do
+		grep -q '^State:.*S (sleeping)' "$t/status" 2>/dev/null || return 1
+		case $(cat "$t/wchan" 2>/dev/null) in
+		*poll* | *select* | *futex* | *nanosleep*) ;;
+		*) return 1 ;;
+		esac
+	done
+}
+
+# record_stop CONTENDER: it stops, its file complete, and is gone, and so is
+# its capture (mgcap's ring, as AF_PACKET's goes with tcpdump's socket)
+record_stop() {
+	case $1 in
+	baseline) ;;
+	mgcap-ring)	# the reader leaves when the capture ends
+		$MGCAP stop mgt0 >/dev/null
+		wait "$reader" ;;
+	*)
+		kill -INT "$reader"
+		wait "$reader"
+		case $1 in mgdump*) $MGCAP stop mgt0 >/dev/null ;; esac ;;
+	esac
+}
+
+# the test NIC's frames made so far (one queue) -> $made, without a fork
+nic_made() { read -r made </sys/class/net/mgt0/mgtestnic/generated; }
+
+record_inject() {	# record_inject FRAMES: until the test NIC has made them all
+	echo "0 $1" >/sys/class/net/mgt0/mgtestnic/generate || return 1
+	while read -r left </sys/class/net/mgt0/mgtestnic/pending; do
+		case $left in *[1-9]*) sleep 0.2 ;; *) break ;; esac
+	done
+}
+
+# record_check CONTENDER OFFERED: what it kept by its own count ($kept) and
+# in its file ($in_file, capinfos), its drops; a line of
+# record-capture.csv; 1 (loudly) unless it has every frame offered
+record_check() {
+	c=$1 offered=$2
+	file=$(record_file "$c")
+	kept= in_file= bytes= dropped=0
+	case $c in
+	baseline) kept=$offered ;;
+	mgcap-ring) kept=$(sed -n 's/^end: \([0-9]*\) records read.*/\1/p' "$OUT/reader.txt") ;;
+	afpacket | tcpdump-w)
+		kept=$(reader_count tcpdump)
+		dropped=$(sed -n 's/^\([0-9]*\) packets\{0,1\} dropped by kernel.*/\1/p' "$OUT/reader.txt") ;;
+	mgdump-copy)
+		kept=$(reader_count mgdump)
+		# (its rings', its buffer's and a full disk's, summed)
+		dropped=$(sed -n 's/^mgdump: .*; dropped: \([0-9]*\) in the rings, \([0-9]*\) in the buffer, \([0-9]*\) for a full disk.*/\1+\2+\3/p' \
+			"$OUT/reader.txt") ;;
+	mgdump-one-copy)
+		kept=$(sed -n 's/^mgdump: mgt0@0: \([0-9]*\) packets, .*/\1/p' "$OUT/reader.txt")
+		dropped=$(sed -n 's/^mgdump: mgt0@0: .*; \([0-9]*\) dropped by the ring$/\1/p' \
+			"$OUT/reader.txt")
+		# one copy: the file written with O_DIRECT, or it is not this contender
+		! grep -q 'O_DIRECT' "$OUT/reader.txt" ||
+			{ say "record: $c: $(grep O_DIRECT "$OUT/reader.txt")"; kept=; } ;;
+	esac
+	dropped=$((${dropped:-0}))
+	if [ -n "$file" ]; then
+		[ -f "$file" ] && [ ! -e "$file.part" ] || say "record: $c: no complete file $file"
+		[ -f "$file" ] && in_file=$(capinfos -M -c "$file" 2>>"$LOG" |
+			sed -n 's/^Number of packets: *\([0-9]*\)$/\1/p') && bytes=$(stat -c %s "$file")
+	fi
+	ok=0
+	[ "$kept" = "$offered" ] && [ "$dropped" = 0 ] &&
+		{ [ -z "$file" ] || [ "$in_file" = "$offered" ]; } && ok=1
+	echo "$size,$c,$offered,${kept:-},${file:+${in_file:-}},$dropped,${bytes:-},$ok" \
+		>>"$OUT/record-capture.csv"
+	[ $ok = 1 ] && return 0
+	say "record: $size bytes, $c: FAILED: $offered frames made, it kept ${kept:-none}," \
+		"${file:+${in_file:-none} in its file, }$dropped dropped (its output in $LOG)"
+	return 1
+}
+
+record_cell() {	# record_cell SIZE CONTENDER: a warm-up round, $RECORD_ROUNDS, the stop
+	size=$1 c=$2
+	rm -f "$RECORD_DIR"/*.pcap* && sync -f "$RECORD_DIR" || return 1
+	nic_made && first=$made
+	record_start "$c" || { say "record: $size bytes, $c did not start"; return 1; }
+	for round in $(seq 0 "$RECORD_ROUNDS"); do
+		run_ns && before=$RUN_NS
+		record_inject "$RECORD_FRAMES" || return 1
+		sleep $SETTLE
+		sync -f "$RECORD_DIR"
+		run_ns && after=$RUN_NS
+		echo "$size,$c,$round,$RECORD_FRAMES,$((after - before))" >>"$OUT/record.csv"
+	done
+	run_ns && before=$RUN_NS
+	record_stop "$c"
+	sync -f "$RECORD_DIR"
+	run_ns && after=$RUN_NS
+	nic_made
+	offered=$((made - first))
+	echo "$size,$c,stop,$offered,$((after - before))" >>"$OUT/record.csv"
+	cat "$OUT/reader.txt" >>"$LOG"
+	[ "$offered" = $((RECORD_FRAMES * (RECORD_ROUNDS + 1))) ] || {
+		say "record: the test NIC made $offered frames, not $((RECORD_FRAMES * (RECORD_ROUNDS + 1)))"
+		return 1
+	}
+	record_check "$c" "$offered" || return 1
+	say "record: $size bytes, $c: $(awk -F, -v c="$c" -v s="$size" \
+		'$1 == s && $2 == c && $3 ~ /^[1-9][0-9]*$/ { printf "%.1f ", $5 / $4 }' \
+		"$OUT/record.csv")instructions/packet," \
+		"stop $(awk -F, -v c="$c" -v s="$size" '$1 == s && $2 == c && $3 == "stop" { print $5 }' \
+		"$OUT/record.csv") instructions, kept ${kept:--} of $offered${in_file:+, $in_file in the file}"
+	rm -f "$RECORD_DIR"/*.pcap*
+}
+
+part_record() {
+	echo "size,contender,round,frames,instructions" >"$OUT/record.csv"
+	echo "size,contender,offered,kept,in_file,dropped,file_bytes,ok" >"$OUT/record-capture.csv"
+	record_disk || return 1
+	# Under icount with sleep=off a task waiting for the host's disk sees
+	# the guest clock race ahead (idle time skipped to the next timer, again
+	# and again): the hung task detector called jbd2 and sync blocked for
+	# more than 120 s in a round that took a few host seconds.  A real hang
+	# ends the VM at its timeout all the same.
+	hung=$(cat /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null)
+	[ -z "$hung" ] || sysctl -qw kernel.hung_task_timeout_secs=0
+	# one queue: one writer, one file
+	nic_with_queues 1 || return 1
+	failed=
+	for size in $RECORD_SIZES; do
+		echo "$size" >/sys/class/net/mgt0/mgtestnic/frame_len || return 1
+		for c in $RECORD_CONTENDERS; do
+			# a contender that lost frames fails the part, once every row
+			# is measured; one that failed on the way is ended (left
+			# running, it would spoil every row after it)
+			record_cell "$size" "$c" && continue
+			failed="$failed $size/$c"
+			[ -z "$reader" ] || { kill -KILL "$reader" 2>/dev/null; wait "$reader"; }
+			$MGCAP stop mgt0 >/dev/null 2>&1
+			rm -f "$RECORD_DIR"/*.pcap*
+		done
+	done
+	umount "$RECORD_DIR"
+	[ -z "$hung" ] || sysctl -qw kernel.hung_task_timeout_secs="$hung"
+	nic_with_queues "$(nproc)"
+	[ -z "$failed" ] || { say "record: failed:$failed"; return 1; }
+}
+
+# --- record_rate: what mgdump --per-queue writes a second, 1, 2 and 4 writers (wall clock) ---
+# The largest rate of 1514-byte frames (whole) that mgdump --per-queue keeps
+# whole with 1, 2 and 4 queues, a writer (thread, file) each, and the bytes
+# it wrote a second there: a wall-clock figure (icount serialises the vCPUs
+# and has no time of its own to write in), in a VM of several vCPUs (queue
+# N's frames made on vCPU N mod their number) with the record part's disk.
+# A probe offers RATE_SECONDS of the stream, spread evenly over the queues
+# and paced by the test NIC, into rings of RATE_RING each, far less than the
+# stream (4 MiB holds about 0.1 s of 1514-byte frames at 25,000 a second,
+# about what the VM makes): what a writer cannot keep up with, or a stall
+# of its longer than that, is lost once its ring is full, not absorbed.  It keeps the rate if every frame made is in the files, by
+# mgdump's own count a queue, none dropped by a ring, and the test NIC kept
+# the pace: it waits where the host falls behind, where a real NIC's
+# receive ring would drop, so a stream made 5 % slower than asked was not
+# offered at its rate (lost, as the capacity part judges a busy CPU).  The
+# bytes written a second: the files' bytes over the time from the stream's
+# start until mgdump, told to stop once the last frame was made, had
+# written its rings out, completed its files and exited.  Bisection between
+# the bounds, checked (a top kept or a bottom lost is said as such), to
+# within RATE_RESOLUTION; every probe in OUTDIR/record-rate-probes.csv,
+# each cell in OUTDIR/record-rate.csv.
+RATE_QUEUES=${MGCAP_BENCH_RATE_QUEUES:-1 2 4}
+RATE_SIZE=${MGCAP_BENCH_RATE_SIZE:-1514}
+RATE_SECONDS=5
+RATE_RING=4M
+RATE_LOW=${MGCAP_BENCH_RATE_LOW:-1000}
+RATE_HIGH=${MGCAP_BENCH_RATE_HIGH:-200000}
+RATE_RESOLUTION=1.10
+
+now_ns() { date +%s%N; }
+
+# rate_probe QUEUES RATE: 0 kept, 1 lost, 2 did not run -> a line of the probes' CSV
+rate_probe() {
+	queues=$1 rate=$2
+	gen=/sys/class/net/mgt0/mgtestnic
+	per_queue=$((rate * RATE_SECONDS / queues))
+	pace=$((rate / queues))
+	rm -f "$RECORD_DIR"/*.pcap* && sync -f "$RECORD_DIR" || return 2
+	read -r made_before <$gen/generated
+	echo "$RATE_SIZE" >$gen/frame_len && echo "$pace" >$gen/rate_pps || return 2
+	$MGCAP start mgt0 ring-size $RATE_RING >/dev/null || return 2
+	: >"$OUT/reader.txt"
+	$RUN $B/tools/mgdump/mgdump --per-queue -i mgt0 -s $WHOLE -w "$RECORD_DIR/rate.pcapng" \
+		>"$OUT/reader.txt" 2>&1 &
+	reader=$!
+	# ready: every queue's file started, every thread waiting for frames
+	i=0
+	until [ "$(ls "$RECORD_DIR" | grep -c '^rate\.mgt0@[0-9]*\.pcapng\.part$')" = "$queues" ] &&
+		waiting "$reader"; do
+		i=$((i + 1))
+		if [ $i -gt 600 ] || ! kill -0 "$reader" 2>/dev/null; then
+			say "record_rate: mgdump never got ready: $(cat "$OUT/reader.txt")"
+			kill -KILL "$reader" 2>/dev/null
+			wait "$reader"
+			$MGCAP stop mgt0 >/dev/null
+			return 2
+		fi
+		sleep 0.05
+	done
+	# each queue's request from a shell on its vCPU, forked beforehand and
+	# waiting on a FIFO of its own: the requests go at once (a fork and an
+	# exec a queue took a good part of a second under emulation)
+	helpers= all=$(seq 0 $((queues - 1)))
+	for q in $all; do
+		rm -f "$TMPFS/go$q" && mkfifo "$TMPFS/go$q" || return 2
+		taskset -c $((q % $(nproc))) sh -c "read -r go <'$TMPFS/go$q' &&
+			echo '$q $per_queue' >$gen/generate" &
+		helpers="$helpers $!"
+	done
+	for h in $helpers; do
+		until grep -q 'wait_for_partner\|pipe' /proc/$h/wchan 2>/dev/null; do sleep 0.05; done
+	done
+	t0=$(now_ns)
+	for q in $all; do
+		echo go >"$TMPFS/go$q"
+	done
+	wait $helpers
+	# the pace: at the stream's end the test NIC had made 95 % or more of
+	# what was due by then, all of it or its rate's worth of the time since
+	# its start (its frames counted when read, the time taken after, which
+	# a late reading does not favour); else it is stopped there (a rate far
+	# beyond what the VM makes would run for minutes and fill the disk)
+	sleep $RATE_SECONDS
+	read -r made_then <$gen/generated
+	t1=$(now_ns)
+	got=$(echo "$made_before $made_then" |
+		awk '{ for (i = 1; i <= NF / 2; i++) n += $(i + NF / 2) - $i; print n }')
+	due=$((rate * (t1 - t0) / 1000000000))
+	[ $due -le $((per_queue * queues)) ] || due=$((per_queue * queues))
+	paced=1
+	[ $((got * 100)) -ge $((95 * due)) ] || { echo stop >$gen/generate; paced=0; }
+	until ! grep -q '[1-9]' $gen/pending; do sleep 0.05; done
+	kill -INT "$reader"
+	wait "$reader"
+	t2=$(now_ns)
+	$MGCAP stop mgt0 >/dev/null
+	echo 0 >$gen/rate_pps
+	cat "$OUT/reader.txt" >>"$LOG"
+	# each queue: its frames made, in its file by mgdump's count, none dropped
+	read -r made_after <$gen/generated
+	kept=$paced packets=0 bytes=0 dropped=0 offered_all=0 q=0
+	for after in $made_after; do
+		offered=$((after - $(echo "$made_before" | awk -v i=$((q + 1)) '{ print $i }')))
+		line=$(grep "^mgdump: mgt0@$q: " "$OUT/reader.txt")
+		p=$(echo "$line" | sed -n 's/^mgdump: mgt0@[0-9]*: \([0-9]*\) packets, .*/\1/p')
+		b=$(echo "$line" | sed -n 's/.* packets, \([0-9]*\) bytes, .*/\1/p')
+		d=$(echo "$line" | sed -n 's/.*; \([0-9]*\) dropped by the ring$/\1/p')
+		[ -n "$p" ] && [ -n "$b" ] && [ -n "$d" ] && [ "$offered" -le "$per_queue" ] || {
+			say "record_rate: queue $q: $offered frames made of $per_queue, mgdump said: ${line:-nothing}"
+			return 2
+		}
+		# (a stream stopped for its pace made fewer)
+		[ "$p" = "$offered" ] && [ "$d" = 0 ] && [ "$offered" = "$per_queue" ] || kept=0
+		packets=$((packets + p)) bytes=$((bytes + b)) dropped=$((dropped + d))
+		offered_all=$((offered_all + offered)) q=$((q + 1))
+	done
+	[ $q = "$queues" ] || { say "record_rate: $q queues, not $queues"; return 2; }
+	# and a probe kept has them in its files, by capinfos's count
+	q=0
+	while [ $kept = 1 ] && [ $q -lt "$queues" ]; do
+		f=$RECORD_DIR/rate.mgt0@$q.pcapng
+		n=$(capinfos -M -c "$f" 2>>"$LOG" | sed -n 's/^Number of packets: *\([0-9]*\)$/\1/p')
+		[ "$n" = "$per_queue" ] ||
+			{ say "record_rate: $f holds ${n:-no} packets, not $per_queue"; return 2; }
+		q=$((q + 1))
+	done
+	echo "$queues,$rate,$((per_queue * queues)),$offered_all,$got,$((t1 - t0)),$packets,$dropped,$bytes,$((t2 - t0)),$kept" \
+		>>"$OUT/record-rate-probes.csv"
+	say "record_rate: $queues queue(s), $rate/s: $packets of $offered_all made" \
+		"($((per_queue * queues)) asked, $got of them in the first $(((t1 - t0) / 1000000)) ms)," \
+		"$dropped dropped, $bytes bytes written in $(((t2 - t0) / 1000000)) ms:" \
+		"$([ $kept = 1 ] && echo kept || echo lost)"
+	[ $kept = 1 ]
+}
+
+# rate_cell QUEUES -> a line of record-rate.csv: the largest rate kept, and
+# the bytes a second written at it (its probe's)
+rate_cell() {
+	low=$RATE_LOW high=$RATE_HIGH
+	rate_probe "$1" "$high"
+	case $? in
+	0) status=unbounded ;;
+	1)	rate_probe "$1" "$low"
+		case $? in 0) status=bounded ;; 1) status=below ;; *) status=failed ;; esac ;;
+	*) status=failed ;;
+	esac
+	while [ $status = bounded ] &&
+		awk -v l="$low" -v h="$high" -v r="$RATE_RESOLUTION" 'BEGIN { exit !(h > l * r) }'; do
+		mid=$(awk -v l="$low" -v h="$high" 'BEGIN { printf "%d", sqrt(l * h) }')
+		rate_probe "$1" "$mid"
+		case $? in 0) low=$mid ;; 1) high=$mid ;; *) status=failed ;; esac
+	done
+	case $status in
+	bounded) best=$low ;;
+	unbounded) best=$high ;;	# at least
+	*) best= ;;
+	esac
+	# the kept probe at that rate: its bytes over its time
+	bps=
+	[ -z "$best" ] || bps=$(awk -F, -v q="$1" -v r="$best" \
+		'$1 == q && $2 == r && $11 == 1 { printf "%d", $9 * 1e9 / $10 }' "$OUT/record-rate-probes.csv" |
+		tail -n 1)
+	echo "$1,$RATE_SIZE,$RATE_LOW,$RATE_HIGH,$status,$best,$bps" >>"$OUT/record-rate.csv"
+	say "record_rate: $1 queue(s): $status${best:+, $best frames/s, $bps bytes written a second}"
+}
+
+part_record_rate() {
+	echo "queues,rate,asked,offered,made_by_end,end_ns,packets,dropped,bytes,written_ns,kept" \
+		>"$OUT/record-rate-probes.csv"
+	echo "queues,frame_len,low,high,status,rate,bytes_per_second" >"$OUT/record-rate.csv"
+	record_disk || return 1
+	for queues in $RATE_QUEUES; do
+		nic_with_queues "$queues" || return 1
+		rate_cell "$queues"
+	done
+	umount "$RECORD_DIR"
+	nic_with_queues "$(nproc)"
+	! grep -q ',failed,' "$OUT/record-rate.csv" || { say "record_rate: a cell did not run"; return 1; }
 }
 
 mkdir -p "$TMPFS" && mount -t tmpfs -o size=1G tmpfs "$TMPFS" || exit 1

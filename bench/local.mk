@@ -45,7 +45,10 @@ bench: all testnic $(BENCH_BIN)
 # where each contender's instructions go (in-guest perf under icount), printed
 bench-profile: all testnic
 	sh $(srcdir)/bench/run.sh $(abs_srcdir) $(abs_builddir) --profile
+# the recorders alone (whole frames into files on a disk, icount), printed
+bench-record: all testnic
+	sh $(srcdir)/bench/run.sh $(abs_srcdir) $(abs_builddir) --record
 # the run in BENCH_RUN to BENCHMARKS.md and bench/published/, for review and commit
 bench-publish:
 	python3 $(srcdir)/bench/publish.py $(BENCH_RUN) $(abs_srcdir)
-PHONY += bench bench-profile bench-publish
+PHONY += bench bench-profile bench-record bench-publish

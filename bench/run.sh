@@ -1,6 +1,6 @@
 #!/bin/sh
-# run.sh SRCDIR BUILDDIR [--profile]: every benchmark, side by side, one run
-# (make bench).
+# run.sh SRCDIR BUILDDIR [--profile|--record]: every benchmark, side by side,
+# one run (make bench).
 #
 # On the host: the libpcap module's read path against the savefile reader
 # (instructions under callgrind, and time), merged reads of 1 to 64 queues,
@@ -10,7 +10,9 @@
 # every contender under pktgen and test-NIC loads (the capture path's guard in
 # two more boots), a profile of each, burst
 # absorption, capacity by traffic shape and buffer size, a lone frame's latency,
-# and multi-queue scaling.
+# the recorders writing whole frames to a disk (a VM of their own, with the
+# disk), multi-queue scaling and what mgdump --per-queue writes a second
+# with 1, 2 and 4 writers (wall clock, the scaling's VM, with a disk).
 #
 # Everything goes to the build tree, nothing to the source tree: the raw CSV
 # and profiles to BUILDDIR/build/bench/results/, then report.py writes the
@@ -37,6 +39,10 @@
 #
 # --profile (make bench-profile): only the profile, printed, nothing written
 # to results/: where each contender's instructions go, in a few minutes.
+# --record (make bench-record): only the recorders' parts (guest-bench.sh's
+# record: whole frames into files on a disk, icount; then record_rate: what
+# mgdump --per-queue writes a second, wall clock), their tables printed,
+# nothing written to results/.
 set -eu
 src=$1
 build=$2
@@ -45,8 +51,9 @@ res=$bb/results
 first_built=$(ls "$build"/build/*/kmod/mgcap.ko | head -n 1)
 first_built=${first_built%/kmod/mgcap.ko}
 kver=${MGCAP_BENCH_KERNEL:-${first_built##*/}}
-profile_only=
+profile_only= record_only=
 [ "${3:-}" = --profile ] && profile_only=1
+[ "${3:-}" = --record ] && record_only=1
 
 # earlier results, as absolute paths (make runs this in the build tree)
 earlier() {
@@ -77,7 +84,7 @@ report() {
 }
 
 # a full run starts from nothing; a host-only one keeps the VM results
-if [ -z "$profile_only" ] && [ -z "${MGCAP_BENCH_HOST_ONLY:-}" ]; then
+if [ -z "$profile_only$record_only" ] && [ -z "${MGCAP_BENCH_HOST_ONLY:-}" ]; then
 	rm -rf "$res"
 fi
 mkdir -p "$res"
@@ -105,6 +112,36 @@ if [ -n "$profile_only" ]; then
 	echo "bench: VM, kernel $kver: profiles under icount"
 	vm profile 1 "-icount shift=0,sleep=off" profile
 	exec python3 "$src/bench/report.py" --profile "$bb/profile"
+fi
+
+# disk NAME: a disk for the recorders' files, $bb/NAME-disk.img, and the QEMU
+# options that attach it -> $disk: a raw image on the host, sparse, with
+# cache=none (the host's page cache between would make the disk faster than
+# any), which the guest makes ext4 (guest-bench.sh record, record_rate).
+# 1 GiB: the largest file of part record, 80,000 frames of 1514 bytes, is
+# some 125 MB; a probe of record_rate's, 5 s of what the VM makes, 400 MB
+disk() {
+	rm -f "$bb/$1-disk.img"
+	truncate -s 1G "$bb/$1-disk.img"
+	disk="-drive file=$bb/$1-disk.img,if=virtio,format=raw,cache=none"
+}
+
+# the recorder's part in a VM of its own under icount, with its disk;
+# results in $bb/record
+vm_record() {
+	disk record
+	vm record 1 "-icount shift=0,sleep=off $disk" record
+	rm -f "$bb/record-disk.img"
+}
+if [ -n "$record_only" ]; then
+	echo "bench: VM, kernel $kver: the recorder under icount"
+	vm_record
+	echo "bench: VM, kernel $kver: mgdump --per-queue's writing, wall clock"
+	disk wallclock
+	vm record-rate 2 "$disk" record_rate
+	rm -f "$bb/wallclock-disk.img"
+	cp "$bb"/record-rate/record-rate*.csv "$bb/record/"
+	exec python3 "$src/bench/report.py" --record "$bb/record"
 fi
 
 # counted FN TOTAL: whether callgrind counted FN's instructions (none if the
@@ -231,16 +268,21 @@ for boot in 2 3; do
 	vm guard-boot$boot 1 "-icount shift=0,sleep=off" guard
 	cp "$bb/guard-boot$boot/cost.csv" "$res/guard-boot$boot.csv"
 done
+# the recorder, whole frames into files on a disk of its VM's
+vm_record
+cp "$bb"/record/record*.csv "$res/"
 wait "$shapes" || exit 1
-echo "bench: VM, kernel $kver: multi-queue scaling, wall clock"
-vm wallclock 2 "" scaling
+echo "bench: VM, kernel $kver: multi-queue scaling and mgdump --per-queue's writing, wall clock"
+disk wallclock
+vm wallclock 2 "$disk" scaling record_rate
+rm -f "$bb/wallclock-disk.img"
 for f in "$bb"/icount/*.csv "$bb"/shapes/*.csv; do
 	case ${f##*/} in
 	capacity*.csv) ;;	# in both VMs: joined below
 	*) cp "$f" "$res/" ;;
 	esac
 done
-cp "$bb"/icount/profile-*.txt "$bb"/wallclock/scaling.csv "$res/"
+cp "$bb"/icount/profile-*.txt "$bb"/wallclock/scaling.csv "$bb"/wallclock/record-rate*.csv "$res/"
 # the capacity's shapes from both VMs, one table
 for f in capacity.csv capacity-probes.csv; do
 	{ cat "$bb/shapes/$f" && tail -n +2 "$bb/icount/$f"; } >"$res/$f" || exit 1
