@@ -371,7 +371,8 @@ static void queue_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 	/* (no buffer of mgdump's between the ring and the file: no drops of its own) */
 	snprintf(st->note, sizeof(st->note), "one copy; %" PRIu64 " dropped for a full disk; %"
 		 PRIu64 " adapter stamps not converted (the kernel's instead)",
-		 qf->disk_dropped + qf->full_dropped, (uint64_t)qs.unconverted);
+		 qf->disk_dropped + qf->full_dropped,
+		 (uint64_t)(qs.unconverted - qf->base.unconverted));
 }
 
 static void queue_file_done(const char *path, void *arg)
@@ -387,8 +388,8 @@ static void queue_file_done(const char *path, void *arg)
  * or with -C what keeps it within its size, up to a block's end.  Where that
  * is inside a page, the page's blocks before it end the file, before its
  * statistics, and the rest of the page begins the next, after its header
- * (dump_output's last and lead): every other page goes as it lies in the
- * ring.  0, or -1 (it said why).
+ * (dump_output_end_page(), dump_output_lead()): every other page goes as it
+ * lies in the ring.  0, or -1 (it said why).
  */
 static int end_file_at(struct queue_file *qf, uint64_t end)
 {
@@ -400,6 +401,11 @@ static int end_file_at(struct queue_file *qf, uint64_t end)
 	if (qf->out.rotate_bytes &&
 	    mgcap_pages_cut(&qf->pg, end, dump_output_room(&qf->out), &cut)) {
 		fprintf(stderr, "mgdump: %s: a block that does not fit the ring\n", qf->name);
+		return -1;
+	}
+	if (cut < qf->pg.r.tail) {
+		/* (never: @end is a page the ring filled, or most of a full ring) */
+		fprintf(stderr, "mgdump: %s: no block ends where the file may end\n", qf->name);
 		return -1;
 	}
 	below = cut & ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
