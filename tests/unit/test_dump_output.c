@@ -188,7 +188,7 @@ static void test_rotation_between_whole_blocks(void)
  */
 static void test_paged_files_end_inside_a_page(void)
 {
-	enum { PAGE = DUMP_OUTPUT_PAGE, BLOCKS = 438 };
+	enum { PAGE = MGCAP_PAGE_SIZE, BLOCKS = 438 };
 	static uint8_t stream[16 * PAGE] __attribute__((aligned(PAGE)));
 	char dir[] = "/tmp/mgcap-dump-XXXXXX", path[600];
 	size_t len = blocks(stream, 0, BLOCKS), block = len / BLOCKS, cut, f;

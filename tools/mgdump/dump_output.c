@@ -97,11 +97,11 @@ static int write_padded(struct dump_output *o, const uint8_t *pre, size_t pre_le
 			const uint8_t *buf, size_t len, const uint8_t *post, size_t post_len)
 {
 	size_t used = pre_len + len;
-	uint32_t fill = mgcap_pcapng_filler_len(used + post_len, DUMP_OUTPUT_PAGE);
+	uint32_t fill = mgcap_pcapng_filler_len(used + post_len, MGCAP_PAGE_SIZE);
 	uint8_t *page;
 	int ret;
 
-	if (posix_memalign((void **)&page, DUMP_OUTPUT_PAGE, used + fill + post_len)) {
+	if (posix_memalign((void **)&page, MGCAP_PAGE_SIZE, used + fill + post_len)) {
 		snprintf(o->error, sizeof(o->error), "out of memory");
 		return -1;
 	}
@@ -121,13 +121,13 @@ static int write_padded(struct dump_output *o, const uint8_t *pre, size_t pre_le
 static int too_many_blocks(struct dump_output *o)
 {
 	snprintf(o->error, sizeof(o->error), "%s: %zu interfaces' blocks are more than %u bytes",
-		 o->current, o->nifs, 4 * DUMP_OUTPUT_PAGE);
+		 o->current, o->nifs, 4 * MGCAP_PAGE_SIZE);
 	return -1;
 }
 
 static int write_header(struct dump_output *o)
 {
-	uint8_t buf[4 * DUMP_OUTPUT_PAGE];
+	uint8_t buf[4 * MGCAP_PAGE_SIZE];
 	size_t i, n, used = 0;
 
 	n = pcapng_shb(buf, sizeof(buf), o->paged ? "mgdump (mgcap, one copy)" : "mgdump (mgcap)");
@@ -155,7 +155,7 @@ static int write_header(struct dump_output *o)
 static int write_trailer(struct dump_output *o)
 {
 	struct pcapng_if_stats *stats;
-	uint8_t buf[4 * DUMP_OUTPUT_PAGE];
+	uint8_t buf[4 * MGCAP_PAGE_SIZE];
 	uint64_t now = mgcap_now_ns(CLOCK_REALTIME);
 	size_t i, n, used = 0;
 	int ret = 0;
@@ -550,7 +550,7 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 
 int dump_output_end_page(struct dump_output *o, const uint8_t *bytes, size_t len)
 {
-	if (o->fd < 0 || o->start_pending || len >= DUMP_OUTPUT_PAGE) {
+	if (o->fd < 0 || o->start_pending || len >= MGCAP_PAGE_SIZE) {
 		snprintf(o->error, sizeof(o->error), "%s: no file to end", o->path);
 		o->full = 0;
 		return -1;
@@ -588,7 +588,7 @@ int dump_output_end_torn(struct dump_output *o, uint64_t whole)
 
 uint64_t dump_output_room(const struct dump_output *o)
 {
-	uint64_t used = o->file_bytes + DUMP_OUTPUT_END_PAGES * DUMP_OUTPUT_PAGE;
+	uint64_t used = o->file_bytes + DUMP_OUTPUT_END_PAGES * MGCAP_PAGE_SIZE;
 
 	return used < o->rotate_bytes ? o->rotate_bytes - used : 0;
 }

@@ -25,10 +25,9 @@
 #include <stdint.h>
 
 #include "capindex.h"
+/* paged output's unit, the ring's page (MGCAP_PAGE_SIZE): O_DIRECT's alignment anywhere */
+#include "mgcap_pages.h"
 #include "pcapng.h"
-
-/* Paged output's unit: O_DIRECT's alignment on any file system, and the ring's page. */
-#define DUMP_OUTPUT_PAGE	4096U
 
 struct dump_interface {
 	char name[32];		/* "eth0@2" */
@@ -75,7 +74,7 @@ struct dump_output {
 	 * (dump_output_lead()), its own copy: 0 bytes but where -C ended a
 	 * file inside a page.
 	 */
-	uint8_t lead[DUMP_OUTPUT_PAGE];
+	uint8_t lead[MGCAP_PAGE_SIZE];
 	size_t lead_len;
 	int fd;
 	int ended;			/* -G with -W: the last file is done */

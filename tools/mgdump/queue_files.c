@@ -158,21 +158,21 @@ static const struct mgcap_tstamp_line no_line = { .span_ns = 1, .rate = 1ULL << 
 static void renew_line(struct queue_file *qf, uint64_t now)
 {
 	const struct mgcap_clock *c = &qf->adapter.clock;
-	const struct mgcap_clock_interval *iv;
 	struct mgcap_tstamp_line line = no_line;
+	struct mgcap_clock_line newest;
 
 	if (qf->tstamp != PCAP_TSTAMP_ADAPTER || now - qf->line_at < LINE_EVERY_NS)
 		return;
 	qf->line_at = now;
 	if (mgcap_adapter_sample(&qf->adapter, 1, now))
 		return;		/* (counted; the line holds until it runs out) */
-	iv = c->n_iv ? &c->iv[c->n_iv - 1] : NULL;
-	if (iv && iv->bound_ns <= MGCAP_ADAPTER_MAX_BOUND_NS) {
-		line.phc_lo = iv->phc_a > iv->min_phc ? iv->phc_a : iv->min_phc;
-		line.rate = (uint64_t)((1LL << 32) + iv->slope);
-		line.sys_lo = iv->sys_a + (int64_t)(((__int128)(line.phc_lo - iv->phc_a) *
-						     line.rate) >> 32);
-		line.span_ns = (uint64_t)(iv->phc_b - line.phc_lo) + LINE_AHEAD_NS;
+	/* the newest interval's line, as libpcap's conversion takes it */
+	if (c->n_iv && mgcap_clock_line_for(c, c->iv[c->n_iv - 1].phc_b,
+					    MGCAP_ADAPTER_MAX_BOUND_NS, &newest) == 0) {
+		line.phc_lo = newest.lo;
+		line.span_ns = newest.span + LINE_AHEAD_NS;
+		line.sys_lo = newest.sys_lo;
+		line.rate = newest.rate;
 	}
 	/* (a rate the kernel refuses, beyond 1000 ppm: no line either) */
 	if (ioctl(qf->pg.r.fd, MGCAP_IOC_SET_TSTAMP_LINE, &line) &&
@@ -352,27 +352,42 @@ static int write_all_held(struct queue_file *qf)
 	return qf->ended ? 0 : write_ready(qf, end);
 }
 
+/*
+ * The ring's counters since @qf began its blocks (the first reader's ring
+ * counts from the capture's start); all 0 where the kernel does not answer.
+ */
+static struct mgcap_queue_stats ring_counts(const struct queue_file *qf)
+{
+	struct mgcap_queue_stats now = qf->base, since;
+
+	(void)ioctl(qf->pg.r.fd, MGCAP_IOC_STATS, &now);
+	since = (struct mgcap_queue_stats){
+		.captured = now.captured - qf->base.captured,
+		.dropped = now.dropped - qf->base.dropped,
+		.coalesced = now.coalesced - qf->base.coalesced,
+		.sent = now.sent - qf->base.sent,
+		.unconverted = now.unconverted - qf->base.unconverted,
+	};
+	return since;
+}
+
 /* dump_output's collect_stats: the queue's file's statistics, from its ring's counters */
 static void queue_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 {
 	struct queue_file *qf = arg;
-	struct mgcap_queue_stats qs;
+	struct mgcap_queue_stats qs = ring_counts(qf);
 
-	memset(&qs, 0, sizeof(qs));
 	memset(st, 0, n * sizeof(*st));
-	if (ioctl(qf->pg.r.fd, MGCAP_IOC_STATS, &qs) == 0) {
-		st->received = qs.captured + qs.dropped - qf->base.captured - qf->base.dropped;
-		st->os_dropped = qs.dropped - qf->base.dropped;
-	}
-	qf->dropped = st->os_dropped;
+	st->received = qs.captured + qs.dropped;
+	st->os_dropped = qs.dropped;
+	qf->dropped = qs.dropped;
 	st->start_ns = start_ns;
 	st->end_ns = mgcap_now_ns(CLOCK_REALTIME);
 	st->delivered = qf->pg.packets;
 	/* (no buffer of mgdump's between the ring and the file: no drops of its own) */
 	snprintf(st->note, sizeof(st->note), "one copy; %" PRIu64 " dropped for a full disk; %"
 		 PRIu64 " adapter stamps not converted (the kernel's instead)",
-		 qf->disk_dropped + qf->full_dropped,
-		 (uint64_t)(qs.unconverted - qf->base.unconverted));
+		 qf->disk_dropped + qf->full_dropped, (uint64_t)qs.unconverted);
 }
 
 static void queue_file_done(const char *path, void *arg)
@@ -771,17 +786,13 @@ static void report_counters(void)
 		return;
 	for (i = 0; i < nqueues; i++) {
 		struct queue_file *qf = &queues[i];
-		struct mgcap_queue_stats qs = qf->base;
+		struct mgcap_queue_stats qs = ring_counts(qf);
 
-		(void)ioctl(qf->pg.r.fd, MGCAP_IOC_STATS, &qs);
 		pthread_mutex_lock(&qf->shown_lock);
 		c[i] = (struct iface_counters){
-			.name = qf->name,
-			.received = qs.captured + qs.dropped - qf->base.captured - qf->base.dropped,
-			.sent = qs.sent - qf->base.sent, .written = qf->shown.written,
-			.ring_drops = qs.dropped - qf->base.dropped,
-			.disk_drops = qf->shown.disk_dropped,
-			.coalesced = qs.coalesced - qf->base.coalesced,
+			.name = qf->name, .received = qs.captured + qs.dropped, .sent = qs.sent,
+			.written = qf->shown.written, .ring_drops = qs.dropped,
+			.disk_drops = qf->shown.disk_dropped, .coalesced = qs.coalesced,
 			.tstamp = pcap_tstamp_type_val_to_name(qf->tstamp),
 		};
 		d.files += qf->shown.files;
