@@ -26,6 +26,7 @@ int mgcap_pages_begin(struct mgcap_pages *pg, uint64_t start)
 	mgcap_reader_seek(&pg->r, start);
 	pg->handed = start;
 	pg->block_at = start;
+	pg->block_hdr[1] = 0;
 	pg->packets = 0;
 	pg->bytes = 0;
 	return start % MGCAP_PAGE_SIZE ? -1 : 0;
@@ -84,18 +85,36 @@ static int block_at(struct mgcap_pages *pg, uint64_t at, uint32_t hdr[2])
 	return 0;
 }
 
-/* Counts the blocks that end at or before ring index @to; 0, or -1 (one does not fit). */
+/* The type and length of the next block to count (its page may be given back): 0, or -1. */
+static int next_block(struct mgcap_pages *pg, uint32_t hdr[2])
+{
+	if (pg->block_hdr[1]) {
+		memcpy(hdr, pg->block_hdr, sizeof(pg->block_hdr));
+		return 0;
+	}
+	return block_at(pg, pg->block_at, hdr);
+}
+
+/*
+ * Counts the blocks that end at or before ring index @to, the pages before
+ * it still held; a block begun before @to that ends after it has its
+ * header kept, read while its first page is.  0, or -1 (one does not fit).
+ */
 static int count_blocks(struct mgcap_pages *pg, uint64_t to)
 {
-	while (to - pg->block_at >= MGCAP_PCAPNG_BLOCK_MIN && to - pg->block_at <= pg->r.data_size) {
+	while (to - pg->block_at - 1 < pg->r.data_size) {
 		uint32_t hdr[2];
 
-		if (block_at(pg, pg->block_at, hdr))
+		if (next_block(pg, hdr))
 			return -1;
-		if (hdr[1] > to - pg->block_at)
-			break;	/* it ends in pages not written yet */
+		if (hdr[1] > to - pg->block_at) {
+			/* it ends in pages not written yet */
+			memcpy(pg->block_hdr, hdr, sizeof(pg->block_hdr));
+			break;
+		}
 		pg->packets += hdr[0] == MGCAP_PCAPNG_EPB;
 		pg->block_at += hdr[1];
+		pg->block_hdr[1] = 0;
 	}
 	return 0;
 }
@@ -115,7 +134,7 @@ int mgcap_pages_cut(struct mgcap_pages *pg, uint64_t end, uint64_t room, uint64_
 	while (end - at >= MGCAP_PCAPNG_BLOCK_MIN && end - at <= pg->r.data_size) {
 		uint32_t hdr[2];
 
-		if (block_at(pg, at, hdr))
+		if (at == pg->block_at ? next_block(pg, hdr) : block_at(pg, at, hdr))
 			return -1;
 		if (hdr[1] > end - at || (at >= tail && at + hdr[1] - tail > room))
 			break;	/* (ending past @end: not whole there) */

@@ -25,6 +25,12 @@ struct mgcap_pages {
 	struct mgcap_reader r;	/* the ring: its mapping, its indices (tail: handed back) */
 	uint64_t handed;	/* ring index up to which pages were handed out */
 	uint64_t block_at;	/* ring index of the next block to count */
+	/*
+	 * Its type and length, read before the page it begins in was given
+	 * back (a block that ends in later pages; length 0: not read): the
+	 * kernel may write that page again before the block is counted.
+	 */
+	uint32_t block_hdr[2];
 	uint64_t packets;	/* enhanced packet blocks given back */
 	uint64_t bytes;		/* pages given back, in bytes */
 };
