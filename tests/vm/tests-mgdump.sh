@@ -7,6 +7,8 @@ ALL_TESTS="
 	t_mgdump_per_queue_files_with_one_copy
 	t_mgdump_per_queue_rotation_loses_nothing
 	t_mgdump_per_queue_waits_out_a_full_disk
+	t_mgdump_per_queue_keeps_its_files_under_max_disk_and_max_age
+	t_mgdump_per_queue_tells_systemd_it_is_ready_and_alive
 	t_mgdump_merged_in_stamp_order
 	t_mgdump_rotation_loses_nothing
 	t_mgdump_rotation_by_time_with_a_command_per_file
@@ -26,6 +28,8 @@ ALL_TESTS="
 "
 USER_SPACE_TESTS="
 	t_mgdump_per_queue_rotation_loses_nothing t_mgdump_per_queue_waits_out_a_full_disk
+	t_mgdump_per_queue_keeps_its_files_under_max_disk_and_max_age
+	t_mgdump_per_queue_tells_systemd_it_is_ready_and_alive
 	t_mgdump_rotation_loses_nothing t_mgdump_rotation_by_time_with_a_command_per_file
 	t_mgdump_killed_leaves_only_complete_files t_mgdump_keeps_its_files_under_max_disk_and_max_age
 	t_mgdump_tells_systemd_it_is_ready_and_alive t_mgdump_to_stdout t_mgdump_stops_cleanly_on_sigint
@@ -387,11 +391,74 @@ t_mgdump_keeps_its_files_under_max_disk_and_max_age() {
 	[ "$left" = "$(printf 'cap\ncap.idx\nother')" ] || bad "after --max-age 1s: $(echo $left)"
 }
 
+# --per-queue, --max-disk 3M over 1 MB files (-C 1) and 2 x 10,000 frames
+# of 1514 bytes (31 MB): at the end every queue's files together are within
+# the limit, each queue keeps its newest files (its last one too), none
+# named so that -C's number runs into the queue's, a file not mgdump's is
+# left alone; a restart with --max-age 1s removes what the first run left
+t_mgdump_per_queue_keeps_its_files_under_max_disk_and_max_age() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	on_disk per_queue_retention
+}
+per_queue_retention() {
+	echo "someone else's" >"$TMP/disk/other" || return 1
+	echo 1514 >/sys/class/net/mgt0/mgtestnic/frame_len
+	timeout 120 $MGDUMP -i mgt0 --per-queue -C 1 --max-disk 3M -w "$TMP/disk/cap" \
+		>"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || { kill $dump; return 1; }
+	echo "all 10000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_idle mgt0 && wait_drained || { kill $dump; return 1; }
+	kill -INT $dump
+	wait $dump || { bad "mgdump exited with $?: $(cat "$TMP/d")"; return 1; }
+	bytes=$(cat "$TMP"/disk/cap* | wc -c)
+	say "left: $(cd "$TMP/disk" && echo cap*) ($bytes bytes)"
+	[ "$bytes" -le $((3 * 1048576)) ] || bad "$bytes bytes kept under --max-disk 3M"
+	[ -f "$TMP/disk/other" ] || bad "mgdump removed a file it did not write"
+	for f in "$TMP"/disk/cap*; do
+		case ${f##*/} in
+		cap.mgt0@[01].pcapng|cap.mgt0@[01].pcapng[1-9]*) ;;
+		*) bad "$f: not a name of a queue's files" ;;
+		esac
+	done
+	for q in 0 1; do
+		# the series' numbers written, from its summary's files, and those kept
+		made=$(sed -n "s/^mgdump: mgt0@$q: .* in \([0-9]*\) files;.*/\1/p" "$TMP/d")
+		kept=$(cd "$TMP/disk" && ls cap.mgt0@$q.pcapng* | sed "s/^cap.mgt0@$q.pcapng//" |
+			sed 's/^$/0/' | sort -n | tr '\n' ' ')
+		[ "${made:-0}" -ge 8 ] || bad "queue $q: ${made:-no} files made of 15 MB under -C 1"
+		want=$(seq $((made - $(echo $kept | wc -w))) $((made - 1)) | tr '\n' ' ')
+		[ "$kept" = "$want" ] || bad "queue $q kept files $kept of $made, not the newest"
+		for n in $kept; do
+			f=$TMP/disk/cap.mgt0@$q.pcapng$([ "$n" = 0 ] || echo "$n")
+			capinfos "$f" >/dev/null 2>&1 || bad "$f is unreadable"
+		done
+	done
+	sleep 1.1	# a duration: the files' age is what --max-age 1s goes by
+	timeout 60 $MGDUMP -i mgt0 --per-queue -C 1 --max-age 1s -w "$TMP/disk/cap" -q \
+		>"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || { kill $dump; return 1; }
+	kill -INT $dump
+	wait $dump || bad "the second run exited with $?: $(cat "$TMP/d")"
+	left=$(cd "$TMP/disk" && ls | grep -v '^lost+found$')
+	[ "$left" = "$(printf 'cap.mgt0@0.pcapng\ncap.mgt0@1.pcapng\nother')" ] ||
+		bad "after --max-age 1s: $(echo $left)"
+}
+
 # as systemd runs mgdump@.service (Type=notify, WatchdogSec=): READY=1 once
 # it reads every queue, WATCHDOG=1 twice a watchdog period from its writer,
 # STOPPING=1 at the end
 t_mgdump_tells_systemd_it_is_ready_and_alive() {
 	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
+	ready_and_alive
+}
+t_mgdump_per_queue_tells_systemd_it_is_ready_and_alive() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	ready_and_alive --per-queue
+}
+# ready_and_alive [ARG]: mgdump -i mgt0 [ARG] as its service runs it
+ready_and_alive() {
 	python3 - "$TMP/notify" >"$TMP/said" <<'EOF' &
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -409,7 +476,7 @@ EOF
 	listener=$!
 	wait_for 10000 "the notify socket" test -S "$TMP/notify" || return 1
 	NOTIFY_SOCKET=$TMP/notify WATCHDOG_USEC=400000 timeout 60 $MGDUMP -i mgt0 \
-		-w "$TMP/out.pcapng" -q >"$TMP/d" 2>&1 &
+		-w "$TMP/out.pcapng" -q "$@" >"$TMP/d" 2>&1 &
 	dump=$!
 	wait_text "$TMP/said" "READY=1" || { bad "never ready: $(cat "$TMP/d")"; return 1; }
 	sleep 2	# a duration: the keepalives in it are counted

@@ -55,6 +55,48 @@ static void on_signal(int sig)
 	}
 }
 
+/* --max-disk and --max-age: the files kept so far, as -Z's user; 0, or -1 (it said why) */
+static int open_retention(void)
+{
+	if (!cfg.max_disk_bytes && !cfg.max_disk_percent && !cfg.max_age_s)
+		return 0;
+	retention.max_bytes = cfg.max_disk_bytes;
+	retention.max_percent = cfg.max_disk_percent;
+	retention.max_age_s = cfg.max_age_s;
+	if (retention_open(&retention, cfg.path)) {
+		fprintf(stderr, "mgdump: %s\n", retention.error);
+		return -1;
+	}
+	postrotate.on_ran = retention_file_done;
+	postrotate.on_ran_arg = &retention;
+	return 0;
+}
+
+/* What is left of --max-disk and --max-age at the end: the last files counted too. */
+static void close_retention(void)
+{
+	if (retention.list[0]) {
+		retention_apply(&retention);
+		retention_free(&retention);
+	}
+}
+
+/* --per-queue: the same steps, a thread and a file for each queue (queue_files.c) */
+static int per_queue_main(void)
+{
+	int ret;
+
+	if (mgdump_per_queue_open())
+		return 1;
+	if (open_retention()) {
+		mgdump_per_queue_close();
+		return 1;
+	}
+	ret = mgdump_per_queue_run(on_file_done);
+	close_retention();
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct dump_output out;
@@ -79,11 +121,10 @@ int main(int argc, char **argv)
 	*(void **)&tstamp_report = dlsym(RTLD_DEFAULT, MGCAP_TSTAMP_REPORT_SYMBOL);
 	*(void **)&coalesced_count = dlsym(RTLD_DEFAULT, MGCAP_COALESCED_SYMBOL);
 	*(void **)&packet_direction = dlsym(RTLD_DEFAULT, MGCAP_DIRECTION_SYMBOL);
-	if (cfg.per_queue) {
-		postrotate.command = cfg.postrotate;
-		postrotate.abandon = &stop_at_once;
-		return mgdump_per_queue_run(on_file_done);
-	}
+	postrotate.command = cfg.postrotate;
+	postrotate.abandon = &stop_at_once;
+	if (cfg.per_queue)
+		return per_queue_main();
 	if (mgdump_open_readers())
 		return 1;
 	/*
@@ -102,20 +143,9 @@ int main(int argc, char **argv)
 	out.nifs = nreaders;
 	out.rotate_seconds = cfg.rotate_seconds;
 	out.collect_stats = mgdump_file_stats;
-	postrotate.command = cfg.postrotate;
-	postrotate.abandon = &stop_at_once;
 	out.file_done = on_file_done;
-	if (cfg.max_disk_bytes || cfg.max_disk_percent || cfg.max_age_s) {
-		retention.max_bytes = cfg.max_disk_bytes;
-		retention.max_percent = cfg.max_disk_percent;
-		retention.max_age_s = cfg.max_age_s;
-		if (retention_open(&retention, cfg.path)) {
-			fprintf(stderr, "mgdump: %s\n", retention.error);
-			return 1;
-		}
-		postrotate.on_ran = retention_file_done;
-		postrotate.on_ran_arg = &retention;
-	}
+	if (open_retention())
+		return 1;
 	if (cfg.index && strcmp(cfg.path, "-")) {
 		uint8_t ethernet[MAX_READERS];
 
@@ -151,10 +181,7 @@ int main(int argc, char **argv)
 	/* the last file's command too */
 	if (postrotate.command)
 		postrotate_finish(&postrotate);
-	if (retention.list[0]) {
-		retention_apply(&retention);
-		retention_free(&retention);
-	}
+	close_retention();
 	/* a signal now would break the loop of a handle being closed */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);

@@ -127,10 +127,13 @@ void mgdump_sample_counts(struct mgdump_sample *s);
 
 /*
  * queue_files.c, --per-queue: each queue to a file of its own, from the
- * kernel's ring as it is, until stopped, each finished file handed to
- * @file_done; mgdump's exit status
+ * kernel's ring as it is.  Open: every queue set up, and the privileges
+ * dropped (0, or -1: it said why); then run until stopped, each finished
+ * file handed to @file_done (mgdump's exit status), or close unrun.
  */
+int mgdump_per_queue_open(void);
 int mgdump_per_queue_run(void (*file_done)(const char *path, void *arg));
+void mgdump_per_queue_close(void);
 
 /* writer.c: drains the readers' buffers into @out until stopped; 0, or -1 */
 int mgdump_write_loop(struct dump_output *out);

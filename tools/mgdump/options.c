@@ -219,22 +219,23 @@ static const struct tool_help mgdump_help = {
 		 "full before the first file starts is an error.\n"
 		 "\n"
 		 "One copy (--per-queue): each queue of each mgcap device to a file of its\n"
-		 "own, FILE with .DEV@N put before its extension (cap.pcapng:\n"
-		 "cap.eth0@2.pcapng), each with a thread of its own.  The kernel writes each\n"
-		 "frame once, into the queue's ring, as the enhanced packet block the file\n"
-		 "holds, with the stamp the file records (adapter stamps converted to system\n"
-		 "time by the kernel, on a line the thread renews from the NIC's clock every\n"
-		 "0.1 s); the thread writes the ring's pages to the file as they lie in it,\n"
-		 "with O_DIRECT where the file system takes it (not tmpfs before Linux 6.6).\n"
-		 "Nothing in user space touches a packet's bytes.  A page holds filler blocks\n"
-		 "where the blocks leave it (a type pcapng's readers skip), so the files are\n"
-		 "whole pages; a quiet queue's packets reach the disk within a second.  -C\n"
-		 "keeps each file within its size; -G, -W, SIGHUP, -z, --stats and\n"
-		 "--prometheus work as below; -w -, --merged, -c, -d, --index, --max-disk,\n"
-		 "--max-age, --writer-cpu and a filter expression do not go with it yet.\n"
-		 "A full disk ends a queue's file at its last whole block, and what comes is\n"
-		 "dropped and counted until there is room.  mergecap(1) makes the queues'\n"
-		 "files one, in time order.\n"
+		 "own, FILE with .DEV@N put before its extension, or .DEV@N.pcapng after a\n"
+		 "name without one (cap.pcapng or cap: cap.eth0@2.pcapng), each with a thread\n"
+		 "of its own.  The kernel writes each frame once, into the queue's ring, as\n"
+		 "the enhanced packet block the file holds, with the stamp the file records\n"
+		 "(adapter stamps converted to system time by the kernel, on a line the\n"
+		 "thread renews from the NIC's clock every 0.1 s); the thread writes the\n"
+		 "ring's pages to the file as they lie in it, with O_DIRECT where the file\n"
+		 "system takes it (not tmpfs before Linux 6.6).  Nothing in user space\n"
+		 "touches a packet's bytes.  A page holds filler blocks where the blocks\n"
+		 "leave it (a type pcapng's readers skip), so the files are whole pages; a\n"
+		 "quiet queue's packets reach the disk within a second.  -C keeps each file\n"
+		 "within its size; -G, -W, SIGHUP, -z, --max-disk, --max-age (over every\n"
+		 "queue's files), --stats, --prometheus and the service's watchdog work as\n"
+		 "below; -w -, --merged, -c, -d, --index, --writer-cpu and a filter\n"
+		 "expression do not go with it yet.  A full disk ends a queue's file at its\n"
+		 "last whole block, and what comes is dropped and counted until there is\n"
+		 "room.  mergecap(1) makes the queues' files one, in time order.\n"
 		 "\n"
 		 "With --index, FILE.idx beside each file says where each tenth of a second\n"
 		 "and each flow is in it, so that mgcap-extract(1) finds a time range and a\n"
@@ -323,8 +324,7 @@ static int refuse_foreign(int argc, char **argv)
 static int refuse_with_per_queue(void)
 {
 	const char *what = !strcmp(cfg.path, "-") ? "-w -" : cfg.index ? "--index" :
-			   cfg.max_disk_bytes || cfg.max_disk_percent ? "--max-disk" :
-			   cfg.max_age_s ? "--max-age" : cfg.merged ? "--merged" : cfg.decap ? "-d" :
+			   cfg.merged ? "--merged" : cfg.decap ? "-d" :
 			   cfg.count ? "-c" : cfg.writer_cpu >= 0 ? "--writer-cpu" :
 			   cfg.filter ? "a filter expression" : NULL;
 

@@ -74,6 +74,7 @@ struct queue_file {
 	int failed;
 	int ended;			/* -G with -W: its last period is written */
 	int done;			/* its thread has finished its last file */
+	uint64_t alive_at;		/* CLOCK_MONOTONIC of its thread's last round (atomic) */
 	struct mgcap_queue_stats base;	/* the ring's counters when it began its blocks */
 	/* what its thread has done, for --stats and --prometheus, under the lock */
 	pthread_mutex_t shown_lock;
@@ -95,7 +96,12 @@ static void (*file_done)(const char *path, void *arg);
 static int device_tstamp[MGCAP_MAX_DEVICES];
 static struct mgcap_hwts_claim device_hwts[MGCAP_MAX_DEVICES];
 
-/* FILE.DEV@N: before FILE's extension where its name has one ("x.pcapng": "x.eth0@0.pcapng") */
+/*
+ * FILE.DEV@N.EXT: before FILE's extension, or with ".pcapng" where its name
+ * has none ("x.pcapng", "x": "x.eth0@1.pcapng"), so that -C's numbers, put
+ * at the end, never run into the queue's ("x.eth0@1.pcapng1", not
+ * "x.eth0@11", queue 11's first file)
+ */
 static int queue_path(char *buf, size_t len, const char *path, const char *name)
 {
 	const char *base = strrchr(path, '/'), *dot = strrchr(base ? base + 1 : path, '.');
@@ -104,7 +110,7 @@ static int queue_path(char *buf, size_t len, const char *path, const char *name)
 	if (dot && dot != (base ? base + 1 : path))
 		n = snprintf(buf, len, "%.*s.%s%s", (int)(dot - path), path, name, dot);
 	else
-		n = snprintf(buf, len, "%s.%s", path, name);
+		n = snprintf(buf, len, "%s.%s.pcapng", path, name);
 	return n < 0 || (size_t)n >= len - 8 ? -1 : 0;
 }
 
@@ -570,6 +576,7 @@ static void *queue_main(void *arg)
 		uint64_t now = mgcap_now_ns(CLOCK_MONOTONIC), before = qf->out.bytes_total;
 		unsigned long hups = __atomic_load_n(&hangups, __ATOMIC_RELAXED);
 
+		__atomic_store_n(&qf->alive_at, now, __ATOMIC_RELAXED);
 		renew_line(qf, now);
 		if (still_full(qf, now)) {
 			show(qf);
@@ -801,7 +808,25 @@ static void report_counters(void)
 			memcpy(current, qf->shown.current, sizeof(current));
 		pthread_mutex_unlock(&qf->shown_lock);
 	}
+	/* (retention's files change as the threads finish theirs) */
+	pthread_mutex_lock(&file_done_lock);
 	mgdump_publish_counters(c, nqueues, &d, &retention, current);
+	pthread_mutex_unlock(&file_done_lock);
+}
+
+/*
+ * Whether every queue's thread still going came round since @since (for
+ * the watchdog: a thread stuck in a write, or in a loop, stops it).
+ */
+static int all_alive(size_t started, uint64_t since)
+{
+	size_t i;
+
+	for (i = 0; i < started; i++)
+		if (!__atomic_load_n(&queues[i].done, __ATOMIC_ACQUIRE) &&
+		    __atomic_load_n(&queues[i].alive_at, __ATOMIC_RELAXED) < since)
+			return 0;
+	return 1;
 }
 
 /* Whether every queue's thread is done (-G with -W: each after its last period). */
@@ -815,17 +840,18 @@ static int all_done(size_t started)
 	return started > 0;
 }
 
-int mgdump_per_queue_run(void (*on_file_done)(const char *path, void *arg))
+/*
+ * Every queue opened and set up, the devices promiscuous, the privileges
+ * dropped: 0, or -1 (it said why, and closed what it opened).
+ */
+int mgdump_per_queue_open(void)
 {
-	size_t i, started = 0;
-	int ret = 0, converting = 0;
-	uint64_t end = 0, next_counters = 0;
-
-	file_done = on_file_done;
+	int converting = 0;
+	size_t i;
 
 	if (open_queues() || promiscuous()) {
 		close_queues();
-		return 1;
+		return -1;
 	}
 	/* (a NIC's stamping taken is given back at the end: that keeps CAP_NET_ADMIN) */
 	for (i = 0; i < nqueues; i++)
@@ -834,8 +860,24 @@ int mgdump_per_queue_run(void (*on_file_done)(const char *path, void *arg))
 		converting |= device_hwts[i].taken;
 	if (mgdump_drop_privileges(cfg.user, converting)) {
 		close_queues();
-		return 1;
+		return -1;
 	}
+	return 0;
+}
+
+void mgdump_per_queue_close(void)
+{
+	close_queues();
+}
+
+int mgdump_per_queue_run(void (*on_file_done)(const char *path, void *arg))
+{
+	size_t i, started = 0;
+	int ret = 0;
+	uint64_t end = 0, next_counters = 0, next_expiry = 0, next_alive = 0;
+	uint64_t watchdog_ns = mgdump_service_watchdog_ns();
+
+	file_done = on_file_done;
 	start_ns = mgcap_now_ns(CLOCK_REALTIME);
 	for (i = 0; i < nqueues && !ret; i++)
 		ret = open_output(&queues[i]);
@@ -854,15 +896,23 @@ int mgdump_per_queue_run(void (*on_file_done)(const char *path, void *arg))
 			report_counters();
 			next_counters = mono + COUNTERS_EVERY_NS;
 		}
+		if (watchdog_ns && mono >= next_alive && all_alive(started, mono - watchdog_ns)) {
+			mgdump_service_notify("WATCHDOG=1");
+			next_alive = mono + watchdog_ns / 2;
+		}
 		if (rotate_requested) {
 			rotate_requested = 0;
 			__atomic_add_fetch(&hangups, 1, __ATOMIC_RELAXED);
 		}
-		if (postrotate.command) {
-			pthread_mutex_lock(&file_done_lock);
+		/* (the threads' finished files come to -z and retention under the lock) */
+		pthread_mutex_lock(&file_done_lock);
+		if (postrotate.command)
 			postrotate_poll(&postrotate);
-			pthread_mutex_unlock(&file_done_lock);
+		if (retention.max_age_s && mono >= next_expiry) {
+			retention_expire(&retention);
+			next_expiry = mono + 1000000000ULL;
 		}
+		pthread_mutex_unlock(&file_done_lock);
 		nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
 	}
 	mgdump_service_notify("STOPPING=1");
