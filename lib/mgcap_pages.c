@@ -174,6 +174,39 @@ int mgcap_pages_drop(struct mgcap_pages *pg, uint64_t to, uint64_t *packets)
 	return 0;
 }
 
+int mgcap_pages_blocks(struct mgcap_pages *pg, uint64_t at, uint64_t before,
+		       const uint8_t **first, uint64_t *len)
+{
+	struct mgcap_reader *r = &pg->r;
+	uint64_t end = at;
+
+	*first = r->data + (at & (r->data_size - 1));
+	*len = 0;
+	if (look(r))
+		return -1;
+	while (before - end - 1 < r->data_size) {
+		struct mgcap_pcapng_epb epb;
+		uint32_t hdr[2];
+
+		if (block_at(pg, end, hdr))
+			return -1;
+		if (hdr[0] == MGCAP_PCAPNG_EPB) {
+			/* (an index reads the frame: within its block) */
+			if (hdr[1] >= sizeof(epb) + 4)
+				memcpy(&epb, r->data + (end & (r->data_size - 1)), sizeof(epb));
+			if (hdr[1] < sizeof(epb) + 4 || epb.caplen > hdr[1] - sizeof(epb) - 4) {
+				mgcap_reader_set_corrupt(r, end);
+				return -1;
+			}
+		}
+		end += hdr[1];
+		if (!(end & (r->data_size - 1)))
+			break;	/* the data area's end: the next block is at its start */
+	}
+	*len = end - at;
+	return 0;
+}
+
 int mgcap_pages_fill(struct mgcap_pages *pg, uint64_t *end)
 {
 	__u64 at;

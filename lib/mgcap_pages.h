@@ -87,6 +87,17 @@ int mgcap_pages_count(struct mgcap_pages *pg, uint64_t to);
 int mgcap_pages_drop(struct mgcap_pages *pg, uint64_t to, uint64_t *packets);
 
 /*
+ * The blocks from ring index @at (a block's start, in pages not given
+ * back) that begin before ring index @before, as far as they lie together
+ * in the mapping (to the data area's end at most; each whole there, as the
+ * kernel wrote it): *@first and *@len (0 where none begins before
+ * @before), for an index of a file of them.  0, or -1 where a block, or an
+ * enhanced packet block's frame, does not fit (reading ends).
+ */
+int mgcap_pages_blocks(struct mgcap_pages *pg, uint64_t at, uint64_t before,
+		       const uint8_t **first, uint64_t *len);
+
+/*
  * The kernel fills the page it writes in (MGCAP_IOC_FILL_PAGE), so that
  * everything captured so far is in whole pages, up to *@end: 0, or -1 with
  * errno (EAGAIN: no room; write what is there, and ask again).

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mgcap_pages.h"
+#include "pcapng.h"
 #include "synthetic_ring.h"
 #include "unit.h"
 
@@ -245,6 +246,58 @@ static void test_pages_count_a_block_across_a_page_given_back(void)
 	}
 }
 
+/*
+ * The blocks for an index: from a block's start, those that begin before a
+ * bound, each whole (past the bound too), a run ending at the data area's
+ * end; a frame longer than its block is refused.
+ */
+static void test_pages_runs_of_blocks_for_an_index(void)
+{
+	struct synthetic_ring s;
+	struct mgcap_pages pg;
+	const uint8_t *first;
+	uint8_t buf[1600];
+	uint64_t at = 0, len, end;
+	uint32_t seq, blen = mgcap_pcapng_epb_len(128, 1), runs = 0, epbs = 0;
+
+	attach(&s, &pg);
+	memset(buf, 7, sizeof(buf));
+	for (seq = 0; seq < 300; seq++)
+		CU_ASSERT_FATAL(synthetic_ring_put_epb(&s, buf, 128, 128, 0, seq) == 0);
+	/* those that begin in the first page: the last ends in the second */
+	CU_ASSERT_FATAL(mgcap_pages_blocks(&pg, 0, PAGE, &first, &len) == 0);
+	CU_ASSERT_PTR_EQUAL(first, s.data);
+	CU_ASSERT_EQUAL(len, (PAGE + blen - 1) / blen * blen);
+	CU_ASSERT_FATAL(mgcap_pages_blocks(&pg, blen, blen, &first, &len) == 0);
+	CU_ASSERT_EQUAL(len, 0);
+	/* from a block in the fifth page, four given back, to everything after 100 more */
+	CU_ASSERT_EQUAL_FATAL(take(&pg, 4 * PAGE), 0);
+	at = (4 * PAGE + blen - 1) / blen * blen;
+	for (; seq < 400; seq++)
+		CU_ASSERT_FATAL(synthetic_ring_put_epb(&s, buf, 128, 128, 0, seq) == 0);
+	/* two runs, the filler before the data area's end in the first */
+	while (at < s.head) {
+		CU_ASSERT_FATAL(mgcap_pages_blocks(&pg, at, s.head, &first, &len) == 0);
+		CU_ASSERT_FATAL(len > 0);
+		CU_ASSERT_PTR_EQUAL(first, s.data + at % RING);
+		for (end = 0; end < len; end += pcapng_block_len(first + end))
+			epbs += pcapng_block_type(first + end) == MGCAP_PCAPNG_EPB;
+		CU_ASSERT_EQUAL(end, len);
+		at += len;
+		runs++;
+	}
+	CU_ASSERT_EQUAL(at, s.head);
+	CU_ASSERT_EQUAL(runs, 2);
+	CU_ASSERT_EQUAL(epbs, 400 - (4 * PAGE + blen - 1) / blen);
+	/* a frame that would reach past its block */
+	at = (4 * PAGE + blen - 1) / blen * blen;
+	memcpy(s.data + at + blen + 20, &(uint32_t){ blen - 31 }, 4);
+	CU_ASSERT_EQUAL(mgcap_pages_blocks(&pg, at, 6 * PAGE, &first, &len), -1);
+	CU_ASSERT(mgcap_reader_corrupt(&pg.r, &end));
+	CU_ASSERT_EQUAL(end, at + blen);
+	synthetic_ring_free(&s);
+}
+
 /* A block the kernel never wrote (a length it cannot have) ends the reading. */
 static void test_pages_refuse_a_block_that_does_not_fit(void)
 {
@@ -287,6 +340,7 @@ void register_pages_tests(void)
 		{ "a file ends at a block", test_pages_cut_at_a_block },
 		{ "a block across a page given back is counted though its page was written again",
 		  test_pages_count_a_block_across_a_page_given_back },
+		{ "runs of blocks for an index", test_pages_runs_of_blocks_for_an_index },
 		{ "a block that does not fit ends the reading",
 		  test_pages_refuse_a_block_that_does_not_fit },
 	};

@@ -25,6 +25,7 @@ ALL_TESTS="
 	t_mgdump_waits_out_a_full_disk
 	t_mgdump_on_any_libpcap_device
 	t_mgcap_extract_reads_only_what_the_index_points_to
+	t_mgcap_extract_reads_per_queue_files_by_their_indexes
 "
 USER_SPACE_TESTS="
 	t_mgdump_per_queue_rotation_loses_nothing t_mgdump_per_queue_waits_out_a_full_disk
@@ -38,6 +39,7 @@ USER_SPACE_TESTS="
 	t_mgdump_decapsulates_erspan t_mgdump_buffer_absorbs_a_stalled_writer
 	t_mgdump_waits_out_a_full_disk t_mgdump_on_any_libpcap_device
 	t_mgcap_extract_reads_only_what_the_index_points_to
+	t_mgcap_extract_reads_per_queue_files_by_their_indexes
 "
 . "$(dirname "$0")/lib.sh"
 
@@ -185,7 +187,8 @@ per_queue_rotation() {
 
 # --per-queue on a disk that fills: the file ends at its last whole block,
 # what comes is dropped and counted until there is room, then a new file
-# begins; every packet written or counted, every file whole
+# begins; every packet written or counted, every file whole, and read by
+# mgcap-extract by its index where it has one
 t_mgdump_per_queue_waits_out_a_full_disk() {
 	setup 1 && $MGCAP start mgt0 >/dev/null || return 1
 	DISK_SIZE=8M on_disk per_queue_full_disk
@@ -194,7 +197,7 @@ per_queue_full_disk() {
 	avail=$(df --output=avail -B1 "$TMP/disk" | tail -n 1)
 	head -c $((avail - 262144)) /dev/zero >"$TMP/disk/other" || return 1
 	timeout 120 $MGDUMP -i mgt0 -w "$TMP/disk/out.pcapng" --per-queue --stats "$TMP/stats.json" \
-		>"$TMP/d" 2>&1 &
+		--index >"$TMP/d" 2>&1 &
 	dump=$!
 	wait_readers mgt0 && wait_for 10000 "mgdump's file" has_bytes "$TMP/disk/out.mgt0@0.pcapng" ||
 		{ kill $dump; return 1; }
@@ -217,13 +220,18 @@ per_queue_full_disk() {
 	diskdrop=$(echo "$line" | sed -n 's/.* \([0-9]*\) for a full disk.*/\1/p')
 	n=0
 	for f in "$TMP"/disk/out.mgt0@0.pcapng*; do
-		case $f in *.part) bad "$f left" ;; esac
+		case $f in *.part) bad "$f left" ;; *.idx) continue ;; esac
 		c=$(capinfos -c "$f" | awk '/Number of packets/ {print $NF}') || bad "$f is not whole"
 		tshark -r "$f" >/dev/null 2>&1 || bad "tshark cannot read $f"
 		n=$((n + ${c:-0}))
 	done
-	say "$line; $n packets in $(ls "$TMP"/disk/out.mgt0@0.pcapng* | wc -l) files"
+	say "$line; $n packets in $(ls "$TMP"/disk/out.mgt0@0.pcapng* | grep -vc '\.idx$') files"
 	[ "$n" = "$written" ] || bad "the files hold $n packets, mgdump says $written"
+	# a file the disk cut short has no index (read whole), the others theirs
+	$EXTRACT -r "$TMP/disk" -w "$TMP/all.pcapng" 2>"$TMP/x" || bad "mgcap-extract: $(cat "$TMP/x")"
+	[ "$(capinfos -c "$TMP/all.pcapng" | awk '/Number of packets/ {print $NF}')" = "$written" ] ||
+		bad "mgcap-extract by the indexes: not $written packets: $(cat "$TMP/x")"
+	say "indexes: $(ls "$TMP"/disk/*.idx | wc -l); $(cat "$TMP/x")"
 	[ "${diskdrop:-0}" -gt 0 ] && [ "$written" -gt 5000 ] ||
 		bad "nothing dropped for the full disk, or too little written after it: $line"
 	[ $((written + diskdrop + ringdrop)) -eq 10000 ] || bad "written + dropped != 10000: $line"
@@ -822,10 +830,37 @@ packets() {
 # finds in the whole recording, and what a whole scan extracts
 t_mgcap_extract_reads_only_what_the_index_points_to() {
 	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	extract_by_index || return 1
+	# bad input: one line naming what, status 2 (1 for what cannot be read), no output
+	for bad_args in "2 -r is needed|-w $TMP/x" "2 bad value 'noon' for --from|-r $TMP/rec -w $TMP/x --from noon" \
+		"2 --from is not before --to|-r $TMP/rec -w $TMP/x --from 2 --to 1" \
+		"2 bad filter 'udp port'|-r $TMP/rec -w $TMP/x udp port" \
+		"1 /nonexistent: No such file|-r /nonexistent -w $TMP/x"; do
+		want=${bad_args%%|*} args=${bad_args#*|}
+		out=$($EXTRACT $args 2>&1)
+		st=$?
+		[ "$st" = "${want%% *}" ] && [ "$(echo "$out" | wc -l)" = 1 ] &&
+			echo "$out" | grep -qF -- "${want#* }" ||
+			bad "mgcap-extract $args: status $st, '$out' (want ${want%% *} and '${want#* }')"
+	done
+	[ ! -e "$TMP/x" ] || bad "a refused mgcap-extract left $TMP/x"
+}
+
+# the same of mgdump --per-queue's files (one copy: their index made from
+# the ring's blocks, where they lie), a queue's files holding each of its
+# flows, and -C's cuts inside a ring page
+t_mgcap_extract_reads_per_queue_files_by_their_indexes() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	extract_by_index --per-queue
+}
+
+# extract_by_index [ARG]: the recording by mgdump -C 1 --index [ARG], and
+# what mgcap-extract finds in it by its indexes
+extract_by_index() {
 	mkdir "$TMP/rec" || return 1
 	cd /sys/class/net/mgt0/mgtestnic || return 1
 	echo 1000 >frame_len && echo 4 >flows && echo 2000 >rate_pps
-	timeout 120 $MGDUMP -i mgt0 -C 1 --index -w "$TMP/rec/cap" -q >"$TMP/d" 2>&1 &
+	timeout 120 $MGDUMP -i mgt0 -C 1 --index -w "$TMP/rec/cap" -q "$@" >"$TMP/d" 2>&1 &
 	dump=$!
 	wait_readers mgt0 || return 1
 	# 6,000 frames of 4 flows a queue, then 400 on queue 0 of 8 flows, 4 of them new
@@ -885,19 +920,6 @@ t_mgcap_extract_reads_only_what_the_index_points_to() {
 	extracted none -- udp src port 4242 || return 1
 	[ "$(packets "$TMP/none.pcapng" | wc -l)" = 0 ] || bad "packets of a flow that never came"
 	[ "$read_pct" = 0 ] || bad "read $read_pct % for a flow no file holds"
-	# bad input: one line naming what, status 2 (1 for what cannot be read), no output
-	for bad_args in "2 -r is needed|-w $TMP/x" "2 bad value 'noon' for --from|-r $TMP/rec -w $TMP/x --from noon" \
-		"2 --from is not before --to|-r $TMP/rec -w $TMP/x --from 2 --to 1" \
-		"2 bad filter 'udp port'|-r $TMP/rec -w $TMP/x udp port" \
-		"1 /nonexistent: No such file|-r /nonexistent -w $TMP/x"; do
-		want=${bad_args%%|*} args=${bad_args#*|}
-		out=$($EXTRACT $args 2>&1)
-		st=$?
-		[ "$st" = "${want%% *}" ] && [ "$(echo "$out" | wc -l)" = 1 ] &&
-			echo "$out" | grep -qF -- "${want#* }" ||
-			bad "mgcap-extract $args: status $st, '$out' (want ${want%% *} and '${want#* }')"
-	done
-	[ ! -e "$TMP/x" ] || bad "a refused mgcap-extract left $TMP/x"
 }
 
 run_suite "$@"

@@ -582,6 +582,9 @@ int dump_output_end_torn(struct dump_output *o, uint64_t whole)
 	o->bytes_total -= o->file_bytes - whole;
 	o->file_bytes = whole;
 	o->direct = 0;
+	/* (its index has blocks that began in the pages cut off: the file is read whole) */
+	if (o->capindex)
+		capindex_discard(o->capindex);
 	o->rotated_on_request = 1;
 	return rotate(o);
 }

@@ -64,8 +64,10 @@ struct dump_output {
 	 * then set), its header and its statistics each padded with a filler
 	 * block to whole pages (MGCAP_PCAPNG_FILLER); a write is never cut,
 	 * and the caller ends a file (dump_output_due(), then
-	 * dump_output_rotate()) where its pages end with a whole block.  No
-	 * index, no standard output.
+	 * dump_output_rotate()) where its pages end with a whole block.  Its
+	 * index is begun and ended with the file, but fed by the caller
+	 * (capindex_blocks(): it knows where the blocks begin); a file cut
+	 * short by a full disk has none.  No standard output.
 	 */
 	int paged;
 	int direct;

@@ -230,12 +230,13 @@ static const struct tool_help mgdump_help = {
 		 "touches a packet's bytes.  A page holds filler blocks where the blocks\n"
 		 "leave it (a type pcapng's readers skip), so the files are whole pages; a\n"
 		 "quiet queue's packets reach the disk within a second.  -C keeps each file\n"
-		 "within its size; -G, -W, SIGHUP, -z, --max-disk, --max-age (over every\n"
-		 "queue's files), --stats, --prometheus and the service's watchdog work as\n"
-		 "below; -w -, --merged, -c, -d, --index, --writer-cpu and a filter\n"
-		 "expression do not go with it yet.  A full disk ends a queue's file at its\n"
-		 "last whole block, and what comes is dropped and counted until there is\n"
-		 "room.  mergecap(1) makes the queues' files one, in time order.\n"
+		 "within its size; -G, -W, SIGHUP, -z, --index (beside each file),\n"
+		 "--max-disk, --max-age (over every queue's files), --stats, --prometheus\n"
+		 "and the service's watchdog work as below; -w -, --merged, -c, -d,\n"
+		 "--writer-cpu and a filter expression do not go with it yet.  A full disk\n"
+		 "ends a queue's file at its last whole block, and what comes is dropped and\n"
+		 "counted until there is room.  mergecap(1) makes the queues' files one, in\n"
+		 "time order; mgcap-extract(1) reads them, by their indexes, in time order.\n"
 		 "\n"
 		 "With --index, FILE.idx beside each file says where each tenth of a second\n"
 		 "and each flow is in it, so that mgcap-extract(1) finds a time range and a\n"
@@ -323,8 +324,8 @@ static int refuse_foreign(int argc, char **argv)
 /* What --per-queue does not do yet: refused, by name. */
 static int refuse_with_per_queue(void)
 {
-	const char *what = !strcmp(cfg.path, "-") ? "-w -" : cfg.index ? "--index" :
-			   cfg.merged ? "--merged" : cfg.decap ? "-d" :
+	const char *what = !strcmp(cfg.path, "-") ? "-w -" : cfg.merged ? "--merged" :
+			   cfg.decap ? "-d" :
 			   cfg.count ? "-c" : cfg.writer_cpu >= 0 ? "--writer-cpu" :
 			   cfg.filter ? "a filter expression" : NULL;
 

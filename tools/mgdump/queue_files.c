@@ -76,6 +76,11 @@ struct queue_file {
 	int done;			/* its thread has finished its last file */
 	uint64_t alive_at;		/* CLOCK_MONOTONIC of its thread's last round (atomic) */
 	struct mgcap_queue_stats base;	/* the ring's counters when it began its blocks */
+	/*
+	 * --index: the ring index of the next block to index, one that begins
+	 * in its current file (or after it)
+	 */
+	uint64_t index_at;
 	/* what its thread has done, for --stats and --prometheus, under the lock */
 	pthread_mutex_t shown_lock;
 	struct {
@@ -238,6 +243,7 @@ static int open_queue(struct queue_file *qf, int tstamp)
 			strerror(errno), errno == ENOTTY ? " (a module from before them)" : "");
 		return -1;
 	}
+	qf->index_at = qf->pg.r.tail;
 	/* (the first reader's ring counts from the capture's start: ours from here) */
 	if (ioctl(qf->pg.r.fd, MGCAP_IOC_STATS, &qf->base)) {
 		fprintf(stderr, "mgdump: %s: MGCAP_IOC_STATS: %s\n", qf->devnode, strerror(errno));
@@ -253,6 +259,36 @@ static int report(struct queue_file *qf)
 {
 	fprintf(stderr, "mgdump: %s\n", qf->out.error);
 	return -1;
+}
+
+/*
+ * --index: the blocks that begin before ring index @before into the
+ * current file's index, its end now where ring index @file_end is (a file
+ * holds the ring's bytes as they lie, from its first block on).  Each is
+ * whole in the ring, held still: a block is indexed when its first page is
+ * written, and a file ends with whole blocks (or, cut short by a full
+ * disk, without its index).  0, or -1 (it said why).
+ */
+static int index_to(struct queue_file *qf, uint64_t before, uint64_t file_end)
+{
+	const uint8_t *first;
+	uint64_t len;
+
+	if (!qf->out.capindex)
+		return 0;
+	/* (after packets dropped for a full disk, the file's blocks begin where the ring's did) */
+	if (qf->index_at < qf->pg.block_at)
+		qf->index_at = qf->pg.block_at;
+	while (before - qf->index_at - 1 < qf->pg.r.data_size) {
+		if (mgcap_pages_blocks(&qf->pg, qf->index_at, before, &first, &len)) {
+			fprintf(stderr, "mgdump: %s: a block that does not fit the ring\n", qf->name);
+			return -1;
+		}
+		capindex_blocks(qf->out.capindex, qf->out.file_bytes - (file_end - qf->index_at),
+				first, len);
+		qf->index_at += len;
+	}
+	return 0;
 }
 
 /*
@@ -288,6 +324,8 @@ static int write_ready(struct queue_file *qf, uint64_t end)
 
 		if (ret)
 			return ret < 0 ? -1 : 0;	/* (a full disk, dropping now; the output's end) */
+		if (index_to(qf, qf->pg.r.tail + n, qf->pg.r.tail + n))
+			return -1;
 		if (mgcap_pages_done(&qf->pg, n)) {
 			fprintf(stderr, "mgdump: %s: a block that does not fit the ring\n", qf->name);
 			return -1;
@@ -441,6 +479,8 @@ static int end_file_at(struct queue_file *qf, uint64_t end)
 			return -1;
 		}
 		/* the page's blocks before the cut end the file (cut back where the disk is full) */
+		if (index_to(qf, cut, below))
+			return -1;
 		if (dump_output_end_page(&qf->out, page, cut - below))
 			return qf->out.full ? disk_full(qf) : report(qf);
 		dump_output_lead(&qf->out, page + (cut - below), MGCAP_PAGE_SIZE - (cut - below));
@@ -455,6 +495,7 @@ static int end_file_at(struct queue_file *qf, uint64_t end)
 	if (ret)
 		/* the next file could not begin: what follows the cut is dropped */
 		return qf->out.full ? disk_full(qf) : report(qf);
+	qf->index_at = cut;
 	if (!page)
 		return 0;
 	/* the page is in the files: the ring may have it back */
@@ -463,6 +504,9 @@ static int end_file_at(struct queue_file *qf, uint64_t end)
 		dump_output_lead(&qf->out, NULL, 0);
 		return mgcap_pages_drop(&qf->pg, below + MGCAP_PAGE_SIZE, &after) ? -1 : 0;
 	}
+	/* (the next file holds the page's blocks after the cut: its end is the page's) */
+	if (index_to(qf, below + MGCAP_PAGE_SIZE, below + MGCAP_PAGE_SIZE))
+		return -1;
 	return mgcap_pages_done(&qf->pg, MGCAP_PAGE_SIZE) ? -1 : 0;
 }
 
@@ -753,6 +797,10 @@ static int open_output(struct queue_file *qf)
 	o->collect_stats = queue_stats;
 	o->collect_arg = qf;
 	o->file_done = file_done ? queue_file_done : NULL;
+	if (cfg.index && !(o->capindex = capindex_writer_new((const uint8_t[]){ 1 }, 1))) {
+		fprintf(stderr, "mgdump: out of memory\n");
+		return -1;
+	}
 	if (dump_output_open(o)) {
 		fprintf(stderr, "mgdump: %s\n", o->error);
 		return -1;
@@ -931,6 +979,8 @@ int mgdump_per_queue_run(void (*on_file_done)(const char *path, void *arg))
 	/* files begun, their threads not: what they have, complete */
 	for (i = started; i < nqueues; i++)
 		dump_output_close(&queues[i].out);
+	for (i = 0; i < nqueues; i++)
+		capindex_writer_free(queues[i].out.capindex);
 	report_counters();
 	if (postrotate.command)
 		postrotate_finish(&postrotate);
