@@ -598,6 +598,13 @@ t_mgdump_bad_input() {
 	refused "/nonexistent/dir/x" -i mgt0 -w /nonexistent/dir/x
 	refused "bad filter" -i mgt0 -w "$TMP/x" "not-a-filter(("
 	refused "--index writes files, not standard output" -i mgt0 -w - --index
+	# what one copy cannot do, and why
+	refused "-w -: --per-queue writes a file for each queue" -i mgt0 -w - --per-queue
+	refused "--merged makes one file" -i mgt0 -w "$TMP/x" --per-queue --merged
+	refused "-d takes frames apart, which one copy cannot" -i mgt0 -w "$TMP/x" --per-queue -d
+	refused "-c counts in one order" -i mgt0 -w "$TMP/x" --per-queue -c 10
+	refused "--writer-cpu: --per-queue's writers" -i mgt0 -w "$TMP/x" --per-queue --writer-cpu 0
+	refused "a filter expression does not go with --per-queue" -i mgt0 -w "$TMP/x" --per-queue udp
 	[ ! -e "$TMP/x" ] || bad "a refused mgdump left $TMP/x"
 }
 

@@ -233,7 +233,7 @@ static const struct tool_help mgdump_help = {
 		 "within its size; -G, -W, SIGHUP, -z, --index (beside each file),\n"
 		 "--max-disk, --max-age (over every queue's files), --stats, --prometheus\n"
 		 "and the service's watchdog work as below; -w -, --merged, -c, -d,\n"
-		 "--writer-cpu and a filter expression do not go with it yet.  A full disk\n"
+		 "--writer-cpu and a filter expression do not go with it.  A full disk\n"
 		 "ends a queue's file at its last whole block, and what comes is dropped and\n"
 		 "counted until there is room.  mergecap(1) makes the queues' files one, in\n"
 		 "time order; mgcap-extract(1) reads them, by their indexes, in time order.\n"
@@ -321,17 +321,24 @@ static int refuse_foreign(int argc, char **argv)
 	return 0;
 }
 
-/* What --per-queue does not do yet: refused, by name. */
+/* What does not go with --per-queue: refused, by name, with why. */
 static int refuse_with_per_queue(void)
 {
-	const char *what = !strcmp(cfg.path, "-") ? "-w -" : cfg.merged ? "--merged" :
-			   cfg.decap ? "-d" :
-			   cfg.count ? "-c" : cfg.writer_cpu >= 0 ? "--writer-cpu" :
-			   cfg.filter ? "a filter expression" : NULL;
+	const char *what = !strcmp(cfg.path, "-") ?
+		"-w -: --per-queue writes a file for each queue" : cfg.merged ?
+		"--merged makes one file, in time order; --per-queue a file for each queue" :
+		cfg.decap ? "-d takes frames apart, which one copy cannot: it goes without --per-queue" :
+		cfg.count ? "-c counts in one order, which the queues' files do not have: "
+			    "--duration ends a run of --per-queue" :
+		cfg.writer_cpu >= 0 ? "--writer-cpu: --per-queue's writers are its queues' threads, "
+				      "placed by --cpus" :
+		cfg.filter ? "a filter expression does not go with --per-queue: the kernel's filter "
+			     "lets a frame whose VLAN tag the NIC took out through unjudged, and one "
+			     "copy has no filter of its own to judge it" : NULL;
 
 	if (!what)
 		return 0;
-	fprintf(stderr, "mgdump: %s does not go with --per-queue yet\n", what);
+	fprintf(stderr, "mgdump: %s\n", what);
 	return -1;
 }
 
