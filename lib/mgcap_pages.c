@@ -85,6 +85,14 @@ static int block_at(struct mgcap_pages *pg, uint64_t at, uint32_t hdr[2])
 	return 0;
 }
 
+/*
+ * How far the blocks looked at may lie before an index up to which the
+ * pages are held (a ring's length past the pages given back, at most): the
+ * next block to count begins in those pages, or before them by less than a
+ * ring's length, where it began in a page given back.
+ */
+#define BLOCKS_SPAN(pg)	(2 * (pg)->r.data_size)
+
 /* The type and length of the next block to count (its page may be given back): 0, or -1. */
 static int next_block(struct mgcap_pages *pg, uint32_t hdr[2])
 {
@@ -102,7 +110,7 @@ static int next_block(struct mgcap_pages *pg, uint32_t hdr[2])
  */
 static int count_blocks(struct mgcap_pages *pg, uint64_t to)
 {
-	while (to - pg->block_at - 1 < pg->r.data_size) {
+	while (to - pg->block_at - 1 < BLOCKS_SPAN(pg)) {
 		uint32_t hdr[2];
 
 		if (next_block(pg, hdr))
@@ -131,7 +139,7 @@ int mgcap_pages_cut(struct mgcap_pages *pg, uint64_t end, uint64_t room, uint64_
 	if (look(&pg->r))
 		return -1;
 	/* (a block that began in the pages given back ends in this file, whatever its length) */
-	while (end - at >= MGCAP_PCAPNG_BLOCK_MIN && end - at <= pg->r.data_size) {
+	while (end - at >= MGCAP_PCAPNG_BLOCK_MIN && end - at <= BLOCKS_SPAN(pg)) {
 		uint32_t hdr[2];
 
 		if (at == pg->block_at ? next_block(pg, hdr) : block_at(pg, at, hdr))

@@ -247,6 +247,43 @@ static void test_pages_count_a_block_across_a_page_given_back(void)
 }
 
 /*
+ * A ring full to the brim behind a block across the end of a page given
+ * back: a file's end looked for over the whole ring (the first block ends
+ * in it whatever the room), and the whole ring dropped, every block counted
+ * once (a bound of one ring's length from the block hid them all).
+ */
+static void test_pages_a_full_ring_behind_a_block_across(void)
+{
+	static uint8_t buf[PAGE];
+	struct synthetic_ring s;
+	struct mgcap_pages pg;
+	const uint8_t *first;
+	uint64_t cut, dropped;
+	uint32_t seq = 0, len = PAGE - 100 - 2 * mgcap_pcapng_epb_len(0, 1), across;
+
+	attach(&s, &pg);
+	memset(buf, 0, sizeof(buf));
+	CU_ASSERT_FATAL(synthetic_ring_put_epb(&s, buf, len, len, 3, seq++) == 0);
+	CU_ASSERT_FATAL(synthetic_ring_put_epb(&s, buf, 0, 0, 3, seq++) == 0);
+	CU_ASSERT_FATAL(synthetic_ring_put_epb(&s, buf, 1000, 1000, 3, seq++) == 0);
+	across = PAGE - 100 + mgcap_pcapng_epb_len(1000, 1);
+	CU_ASSERT_EQUAL_FATAL(mgcap_pages_next(&pg, PAGE, &first), PAGE);
+	CU_ASSERT_EQUAL_FATAL(mgcap_pages_done(&pg, PAGE), 0);
+	fill_to(&s, RING, buf, &seq);
+	fill_to(&s, RING + PAGE, buf, &seq);
+	CU_ASSERT_EQUAL_FATAL(s.head - pg.r.tail, RING);
+	CU_ASSERT_FATAL(mgcap_pages_cut(&pg, s.head, 0, &cut) == 0);
+	CU_ASSERT_EQUAL(cut, across);
+	CU_ASSERT_FATAL(mgcap_pages_cut(&pg, s.head, UINT64_MAX, &cut) == 0);
+	CU_ASSERT_EQUAL(cut, s.head);
+	CU_ASSERT_FATAL(mgcap_pages_drop(&pg, s.head, &dropped) == 0);
+	CU_ASSERT_EQUAL(dropped, seq - 2);
+	CU_ASSERT_EQUAL(pg.block_at, s.head);
+	CU_ASSERT_FALSE(mgcap_reader_corrupt(&pg.r, NULL));
+	synthetic_ring_free(&s);
+}
+
+/*
  * The blocks for an index: from a block's start, those that begin before a
  * bound, each whole (past the bound too), a run ending at the data area's
  * end; a frame longer than its block is refused.
@@ -340,6 +377,8 @@ void register_pages_tests(void)
 		{ "a file ends at a block", test_pages_cut_at_a_block },
 		{ "a block across a page given back is counted though its page was written again",
 		  test_pages_count_a_block_across_a_page_given_back },
+		{ "a full ring behind a block across a page given back",
+		  test_pages_a_full_ring_behind_a_block_across },
 		{ "runs of blocks for an index", test_pages_runs_of_blocks_for_an_index },
 		{ "a block that does not fit ends the reading",
 		  test_pages_refuse_a_block_that_does_not_fit },
