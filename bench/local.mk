@@ -28,13 +28,13 @@ build/bench/writer: bench/writer.c bench/bench.h tools/mgdump/libmgdump.a $(LIBM
 	@mkdir -p build/bench
 	$(AM_V_CC)$(CC) $(DEFS) $(MGDUMP_CPPFLAGS) -I$(srcdir)/tools/mgdump -I$(srcdir)/tests \
 		$(AM_CFLAGS) -O2 -o $@ $(srcdir)/bench/writer.c tools/mgdump/libmgdump.a \
-		$(LIBMGCAPFILE) lib/libmgcap.a -lpcap
+		$(LIBMGCAPFILE) lib/libmgcap.a -lpcap $(URING_LIBS)
 build/bench/index: bench/index.c bench/bench.h tools/mgdump/libmgdump.a $(LIBMGCAPFILE) \
 		lib/libmgcap.a
 	@mkdir -p build/bench
 	$(AM_V_CC)$(CC) $(DEFS) $(MGDUMP_CPPFLAGS) -I$(srcdir)/tools/mgdump -I$(srcdir)/tests \
 		$(AM_CFLAGS) -O2 -g -o $@ $(srcdir)/bench/index.c tools/mgdump/libmgdump.a \
-		$(LIBMGCAPFILE) lib/libmgcap.a -lpcap
+		$(LIBMGCAPFILE) lib/libmgcap.a -lpcap $(URING_LIBS)
 # libpcap's API alone, run in the VM under mgcap-run as tcpdump is
 build/bench/latency: bench/latency.c tests/mgtestnic/mgtestnic_frame.h
 	@mkdir -p build/bench

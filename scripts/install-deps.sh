@@ -29,7 +29,7 @@ apt-get update -qq
 
 apt-get install -y -qq --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config flex bison dpkg-dev \
-	libnl-3-dev libnl-genl-3-dev libcunit1-dev libpcap-dev libsystemd-dev libcap-ng-dev \
+	libnl-3-dev libnl-genl-3-dev libcunit1-dev libpcap-dev libsystemd-dev libcap-ng-dev liburing-dev \
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 \
 	linux-image-rt-amd64 linux-headers-rt-amd64 \
 	sparse linux-source-6.1 xz-utils help2man groff-base \

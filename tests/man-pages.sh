@@ -16,8 +16,9 @@ for page in ${MANPAGES:?}; do
 	esac
 	[ -x "$tool" ] || { echo "FAILED: $name: no $tool"; status=1; continue; }
 	help=$("$tool" --help) || { echo "FAILED: $name --help exits non-zero"; status=1; continue; }
-	# rendered in ASCII on one long line per paragraph, words one space apart
-	text=$(LC_ALL=C groff -man -Tascii -rLL=400n -P-cbou "$top/$page" 2>&1 | tr -s ' \n' '  ')
+	# rendered in ASCII on one long line per paragraph, words one space apart, none
+	# broken across lines (HY=0: a hyphen would split a word the help has whole)
+	text=$(LC_ALL=C groff -man -Tascii -rLL=400n -rHY=0 -P-cbou "$top/$page" 2>&1 | tr -s ' \n' '  ')
 	missing=0
 	echo "$help" | sed -e 's/^Usage: //' -e '/^[A-Za-z ]*:$/d' -e '/^ *$/d' | tr -s ' ' ' ' |
 		sed 's/^ //' | while IFS= read -r line; do

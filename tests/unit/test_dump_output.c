@@ -186,6 +186,18 @@ static void test_rotation_between_whole_blocks(void)
  * a page: that page's blocks before the end close it, the rest of the page
  * begins the next after its header.  Both read whole, every packet once.
  */
+/* Paged output's writes in flight, every one done: their bytes */
+static uint64_t written_out(struct dump_output *o)
+{
+	uint64_t all = 0, n = 0;
+
+	do {
+		CU_ASSERT_FATAL(dump_output_reap(o, 1, &n) == 0);
+		all += n;
+	} while (paged_writes_in_flight(&o->writes));
+	return all;
+}
+
 static void test_paged_files_end_inside_a_page(void)
 {
 	enum { PAGE = MGCAP_PAGE_SIZE, BLOCKS = 438 };
@@ -217,6 +229,10 @@ static void test_paged_files_end_inside_a_page(void)
 	CU_ASSERT_FATAL(dump_output_open(&o) == 0);
 	CU_ASSERT_EQUAL(o.file_bytes, PAGE);
 	CU_ASSERT_EQUAL(dump_output_write(&o, stream, 5 * PAGE), 0);
+	/* (a write in flight: nothing else goes until it is done) */
+	CU_ASSERT_EQUAL(dump_output_end_page(&o, stream + 5 * PAGE, cut - 5 * PAGE),
+			paged_writes_in_flight(&o.writes) ? -1 : 0);
+	CU_ASSERT_EQUAL(written_out(&o), 5 * PAGE);
 	/* with -C: due once what is pending would take it past its room */
 	CU_ASSERT_EQUAL(dump_output_room(&o), 1000000 - 8 * PAGE);
 	CU_ASSERT(!dump_output_due(&o, 1000000 - 8 * PAGE));
@@ -228,6 +244,7 @@ static void test_paged_files_end_inside_a_page(void)
 	CU_ASSERT_EQUAL(dump_output_rotate(&o), 0);
 	CU_ASSERT_EQUAL(o.file_bytes % PAGE, 0);
 	CU_ASSERT_EQUAL(dump_output_write(&o, stream + 6 * PAGE, 9 * PAGE), 0);
+	CU_ASSERT_EQUAL(written_out(&o), 9 * PAGE);
 	CU_ASSERT_EQUAL(dump_output_close(&o), 0);
 	CU_ASSERT_EQUAL(o.files_done, 2);
 	CU_ASSERT_EQUAL(collected, 2);

@@ -13,6 +13,7 @@ void register_peek_tests(void);
 void register_merge_tests(void);
 void register_order_tests(void);
 void register_pages_tests(void);
+void register_paged_writes_tests(void);
 void register_source_tests(void);
 void register_pcapng_tests(void);
 void register_blockring_tests(void);

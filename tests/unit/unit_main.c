@@ -35,6 +35,7 @@ int main(void)
 	register_extract_merge_tests();
 	register_extract_tests();
 	register_dump_output_tests();
+	register_paged_writes_tests();
 	register_retention_tests();
 	register_options_tests();
 	register_clock_tests();

@@ -7,6 +7,7 @@ ALL_TESTS="
 	t_mgdump_per_queue_files_with_one_copy
 	t_mgdump_per_queue_rotation_loses_nothing
 	t_mgdump_per_queue_waits_out_a_full_disk
+	t_mgdump_per_queue_small_ring_counts_every_frame
 	t_mgdump_per_queue_keeps_its_files_under_max_disk_and_max_age
 	t_mgdump_per_queue_tells_systemd_it_is_ready_and_alive
 	t_mgdump_merged_in_stamp_order
@@ -29,6 +30,7 @@ ALL_TESTS="
 "
 USER_SPACE_TESTS="
 	t_mgdump_per_queue_rotation_loses_nothing t_mgdump_per_queue_waits_out_a_full_disk
+	t_mgdump_per_queue_small_ring_counts_every_frame
 	t_mgdump_per_queue_keeps_its_files_under_max_disk_and_max_age
 	t_mgdump_per_queue_tells_systemd_it_is_ready_and_alive
 	t_mgdump_rotation_loses_nothing t_mgdump_rotation_by_time_with_a_command_per_file
@@ -58,12 +60,6 @@ t_mgdump_every_frame_per_queue() {
 	$PCAPCHECK "$TMP/out.pcapng" --queues 4 --count 2000 --snaplen 262144 --unmerged
 }
 
-# --per-queue: each queue's file written from its pcapng ring with O_DIRECT,
-# on ext4 over a loop device (tmpfs takes no O_DIRECT on 6.1), beside
-# today's mgdump reading the same frames: the same frames, every byte, each
-# stamp the NIC's converted to system time (by the kernel, on mgdump's
-# line) within 10 us of its truth; whole pages, fillers between, which
-# libpcap, capinfos, tshark and mergecap read through
 # on_disk TEST: TEST run with $TMP/disk an ext4 file system on a loop
 # device (O_DIRECT, as on a disk) of $DISK_SIZE (512M), which goes after it
 # whatever it did.  A kernel without ext4 (the debug kernel's) gets tmpfs,
@@ -87,6 +83,13 @@ on_disk() {
 	return $o_status
 }
 
+# --per-queue: each queue's file written from its pcapng ring with O_DIRECT
+# (several writes in flight, through io_uring), on ext4 over a loop device
+# (tmpfs takes no O_DIRECT on 6.1), beside today's mgdump reading the same
+# frames: the same frames, every byte, each stamp the NIC's converted to
+# system time (by the kernel, on mgdump's line) within 10 us of its truth;
+# whole pages, fillers between, which libpcap, capinfos, tshark and
+# mergecap read through
 t_mgdump_per_queue_files_with_one_copy() {
 	setup 4 && $MGCAP start mgt0 >/dev/null || return 1
 	echo 1 >/sys/class/net/mgt0/mgtestnic/phc_stamps &&
@@ -106,6 +109,8 @@ per_queue_beside_today() {
 	kill -INT $dump
 	wait $dump || bad "mgdump --per-queue: $(cat "$TMP/d")"
 	[ "$DISK_DIRECT" = 0 ] || ! grep -q "O_DIRECT" "$TMP/d" || bad "$(grep O_DIRECT "$TMP/d")"
+	# (several writes in flight: every guest kernel has io_uring)
+	! grep -q "no io_uring" "$TMP/d" || bad "$(grep "no io_uring" "$TMP/d")"
 	for q in 0 1 2 3; do
 		f=$TMP/disk/q.mgt0@$q.pcapng
 		[ -f "$f" ] && [ ! -e "$f.part" ] || { bad "no $f: $(cat "$TMP/d")"; continue; }
@@ -397,6 +402,46 @@ t_mgdump_keeps_its_files_under_max_disk_and_max_age() {
 	wait $dump || bad "the second run exited with $?: $(cat "$TMP/d")"
 	left=$(cd "$TMP/rec" && ls)
 	[ "$left" = "$(printf 'cap\ncap.idx\nother')" ] || bad "after --max-age 1s: $(echo $left)"
+}
+
+# --per-queue through the smallest ring (64 KiB: writes of 16 KiB, several
+# in flight) and bursts of whole frames faster than the disk: every frame
+# written or counted as the ring's drop, each queue's files whole, within
+# -C, and in time order end to end
+t_mgdump_per_queue_small_ring_counts_every_frame() {
+	setup 2 && $MGCAP start mgt0 ring-size 64K >/dev/null || return 1
+	echo 1514 >/sys/class/net/mgt0/mgtestnic/frame_len || return 1
+	on_disk per_queue_small_ring
+}
+per_queue_small_ring() {
+	timeout 120 $MGDUMP -i mgt0 -w "$TMP/disk/s.pcapng" --per-queue -C 1 >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 && wait_for 10000 "the last queue's file" has_bytes \
+		"$TMP/disk/s.mgt0@1.pcapng" || { kill $dump; return 1; }
+	for burst in 1 2 3 4; do
+		echo "all 2000" >/sys/class/net/mgt0/mgtestnic/generate
+		wait_idle mgt0 || { kill $dump; return 1; }
+	done
+	wait_drained || { kill $dump; return 1; }
+	kill -INT $dump
+	wait $dump || { bad "mgdump exited with $?: $(cat "$TMP/d")"; return 1; }
+	for q in 0 1; do
+		line=$(grep "^mgdump: mgt0@$q: " "$TMP/d")
+		written=$(echo "$line" | sed -n 's/.*: \([0-9]*\) packets,.*/\1/p')
+		ringdrop=$(echo "$line" | sed -n 's/.* \([0-9]*\) dropped by the ring.*/\1/p')
+		say "$line"
+		[ $((${written:-0} + ${ringdrop:-0})) = 8000 ] ||
+			bad "queue $q: written + dropped by the ring != 8000: $line"
+		files=$(ls "$TMP"/disk/s.mgt0@$q.pcapng* | sort -V)
+		for f in $files; do
+			[ "$(stat -c %s "$f")" -le 1000000 ] || bad "$f: $(stat -c %s "$f") bytes, past -C 1"
+		done
+		mergecap -a -w "$TMP/q$q.pcapng" $files || bad "queue $q's files are not whole"
+		capinfos -c -o "$TMP/q$q.pcapng" >"$TMP/ci" || bad "capinfos: $(cat "$TMP/ci")"
+		grep -q "Number of packets: *$written\$" "$TMP/ci" ||
+			bad "queue $q: mgdump wrote $written, its files hold $(grep packets "$TMP/ci")"
+		grep -q "Strict time order: *True" "$TMP/ci" || bad "queue $q's files: not in time order"
+	done
 }
 
 # --per-queue, --max-disk 3M over 1 MB files (-C 1) and 2 x 10,000 frames

@@ -35,6 +35,16 @@ static int disk_full(int err)
 	return err == ENOSPC || err == EDQUOT;
 }
 
+/* Paged output's calls but writing pages: -1 with error set where writes are in flight. */
+static int writes_in_flight(struct dump_output *o)
+{
+	if (!o->paged || !paged_writes_in_flight(&o->writes))
+		return 0;
+	snprintf(o->error, sizeof(o->error), "%s: writes still in flight", o->current);
+	o->full = 0;
+	return -1;
+}
+
 /* blocks went into the file at @offset: into its index too */
 static void index_blocks(struct dump_output *o, uint64_t offset, const uint8_t *p, size_t len)
 {
@@ -53,7 +63,9 @@ static int write_all(struct dump_output *o, const uint8_t *p, size_t len, size_t
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t n = write(o->fd, p + done, len - done);
+		/* (paged output's pages are written at their places, not at the file's position) */
+		ssize_t n = o->paged ? pwrite(o->fd, p + done, len - done, (off_t)(before + done)) :
+				       write(o->fd, p + done, len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -380,6 +392,7 @@ static unsigned int ring_start(const struct dump_output *o)
 
 int dump_output_open(struct dump_output *o)
 {
+	o->writes_unasync = o->paged && paged_writes_init(&o->writes) ? errno : 0;
 	o->index = 0;
 	o->files_done = 0;
 	o->bytes_total = 0;
@@ -486,12 +499,48 @@ int dump_output_tick(struct dump_output *o)
 
 int dump_output_rotate(struct dump_output *o)
 {
+	if (writes_in_flight(o))
+		return -1;
 	/* (a file not started yet is as new as a rotation's would be) */
 	if (o->ended || o->start_pending || o->fd < 0 || o->fd == STDOUT_FILENO)
 		return 0;
 	/* the files that follow a single one's are numbered, none taking a name a file has */
 	o->rotated_on_request = 1;
 	return rotate(o);
+}
+
+/* Paged output: the pages' write asked for, at the file's end, which moves past them now. */
+static int write_pages(struct dump_output *o, const uint8_t *pages, size_t len)
+{
+	if (len > INT32_MAX || paged_writes_submit(&o->writes, o->fd, pages, (uint32_t)len,
+						   o->file_bytes)) {
+		snprintf(o->error, sizeof(o->error), "%s: %s", o->current,
+			 strerror(len > INT32_MAX ? EINVAL : errno));
+		return -1;
+	}
+	o->file_bytes += len;
+	o->bytes_total += len;
+	o->kept = len;
+	return 0;
+}
+
+int dump_output_reap(struct dump_output *o, int wait, uint64_t *written)
+{
+	struct paged_writes *w = &o->writes;
+	uint64_t asked = o->file_bytes;
+
+	*written = paged_writes_reap(w, wait);
+	if (!w->err)
+		return 0;
+	/* the file ends where the write that failed began: what the writes after it put there goes */
+	snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(w->err));
+	o->full = disk_full(w->err);
+	if (ftruncate(o->fd, (off_t)w->failed_at))
+		o->full = 0;
+	o->file_bytes = w->failed_at;
+	o->bytes_total -= asked - w->failed_at;
+	w->err = 0;
+	return -1;
 }
 
 int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
@@ -508,6 +557,8 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 		return 0;
 	if (start_pending_file(o))
 		return -1;
+	if (o->paged)
+		return write_pages(o, blocks, len);
 	while (len) {
 		size_t run = len;
 
@@ -550,6 +601,8 @@ int dump_output_write(struct dump_output *o, const uint8_t *blocks, size_t len)
 
 int dump_output_end_page(struct dump_output *o, const uint8_t *bytes, size_t len)
 {
+	if (writes_in_flight(o))
+		return -1;
 	if (o->fd < 0 || o->start_pending || len >= MGCAP_PAGE_SIZE) {
 		snprintf(o->error, sizeof(o->error), "%s: no file to end", o->path);
 		o->full = 0;
@@ -570,6 +623,8 @@ int dump_output_end_torn(struct dump_output *o, uint64_t whole)
 {
 	int flags;
 
+	if (writes_in_flight(o))
+		return -1;
 	if (o->fd < 0 || o->start_pending || whole > o->file_bytes)
 		return 0;
 	flags = fcntl(o->fd, F_GETFL);
@@ -608,7 +663,17 @@ int dump_output_due(const struct dump_output *o, uint64_t pending)
 
 int dump_output_close(struct dump_output *o)
 {
+	int ret = 0;
+
+	if (o->paged) {
+		uint64_t written;
+
+		/* (the caller's, who ends the file at a whole block where one fails: else, here) */
+		while (paged_writes_in_flight(&o->writes) && !ret)
+			ret = dump_output_reap(o, 1, &written);
+		paged_writes_free(&o->writes);
+	}
 	if (o->fd < 0 && !o->start_pending)
-		return 0;
-	return close_file(o);
+		return ret;
+	return close_file(o) || ret ? -1 : 0;
 }

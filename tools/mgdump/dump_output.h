@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "capindex.h"
+#include "paged_writes.h"
 /* paged output's unit, the ring's page (MGCAP_PAGE_SIZE): O_DIRECT's alignment anywhere */
 #include "mgcap_pages.h"
 #include "pcapng.h"
@@ -68,9 +69,17 @@ struct dump_output {
 	 * index is begun and ended with the file, but fed by the caller
 	 * (capindex_blocks(): it knows where the blocks begin); a file cut
 	 * short by a full disk has none.  No standard output.
+	 *
+	 * dump_output_write() asks for the pages' write, several in flight
+	 * (writes, through io_uring where there is one), and the file's end
+	 * moves past them at once; dump_output_reap() takes them back, in
+	 * order, when they are done, and the caller's pages are written only
+	 * then.  Every other call is made with none in flight.
 	 */
 	int paged;
 	int direct;
+	struct paged_writes writes;
+	int writes_unasync;		/* errno of io_uring's set-up, where it failed (one at a time) */
 	/*
 	 * Paged output: the bytes the next file begins with after its header
 	 * (dump_output_lead()), its own copy: 0 bytes but where -C ended a
@@ -131,6 +140,15 @@ int dump_output_rotate(struct dump_output *o);
  * dump_output_rotate().
  */
 int dump_output_due(const struct dump_output *o, uint64_t pending);
+
+/*
+ * Paged output: the writes done since the last call, taken back in order
+ * (with @wait, once the oldest is done): *@written, their bytes.  0, or -1
+ * with error set (and full, for a full disk) where one failed: the file
+ * then ends where it began (none is in flight any more), and what came
+ * after it is not the file's.
+ */
+int dump_output_reap(struct dump_output *o, int wait, uint64_t *written);
 
 /*
  * Paged output, after a write failed for a full disk (the file cut back to

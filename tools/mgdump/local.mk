@@ -1,10 +1,12 @@
 # mgdump: reader threads, a block buffer, one writer (tools/mgdump/mgdump.h).
-# Its block buffer, ERSPAN decapsulation, output, -z and retention are a
-# library of their own (libmgdump.a), which the unit tests and the bench
-# link; the files' format is lib/capfile's.
+# Its block buffer, ERSPAN decapsulation, output (with its writes in flight
+# through io_uring), -z and retention are a library of their own
+# (libmgdump.a), which the unit tests and the bench link; the files' format
+# is lib/capfile's.
 MGDUMP_PARTS = tools/mgdump/blockring.c tools/mgdump/blockring.h \
 	tools/mgdump/dump_output.c tools/mgdump/dump_output.h \
 	tools/mgdump/erspan.c tools/mgdump/erspan.h \
+	tools/mgdump/paged_writes.c tools/mgdump/paged_writes.h \
 	tools/mgdump/postrotate.c tools/mgdump/postrotate.h tools/mgdump/retention.c \
 	tools/mgdump/retention.h
 MGDUMP_CPPFLAGS = $(LIB_CPPFLAGS) $(CLI_CPPFLAGS) $(CAPFILE_CPPFLAGS)
@@ -26,6 +28,6 @@ tools_mgdump_mgdump_SOURCES = tools/mgdump/mgdump.h tools/mgdump/main.c tools/mg
 tools_mgdump_mgdump_CPPFLAGS = $(MGDUMP_CPPFLAGS)
 tools_mgdump_mgdump_CFLAGS = $(AM_CFLAGS) $(SYSTEMD_CFLAGS) $(CAPNG_CFLAGS)
 tools_mgdump_mgdump_LDADD = tools/mgdump/libmgdump.a $(LIBMGCAPFILE) $(LIBMGCAPCLI) $(LIBMGCAP) \
-	-lpcap -lpthread -ldl $(SYSTEMD_LIBS) $(CAPNG_LIBS)
+	-lpcap -lpthread -ldl $(SYSTEMD_LIBS) $(CAPNG_LIBS) $(URING_LIBS)
 # installed, it finds the mgcap libpcap by itself; in the build tree, use mgcap-run
 tools_mgdump_mgdump_LDFLAGS = -Wl,-rpath,$(pcapdir)

@@ -47,6 +47,11 @@
 #define QUIET_FLUSH_NS		1000000000ULL
 /* A full disk is tried again this long after it filled (and each time after). */
 #define FULL_RETRY_NS		1000000000ULL
+/*
+ * A write's pages at most: several writes of a ring in flight at once
+ * (PAGED_WRITES_DEPTH), each given back to the ring as it is done
+ */
+#define WRITE_MAX		(1U << 20)
 /* How often the clock line is renewed, and how far past its last sample it reaches. */
 #define LINE_EVERY_NS		100000000ULL
 #define LINE_AHEAD_NS		300000000ULL
@@ -61,6 +66,7 @@ struct queue_file {
 	struct mgcap_adapter adapter;	/* adapter stamps: the samples the line comes from */
 	uint64_t line_at;		/* CLOCK_MONOTONIC of the last line set */
 	uint32_t snaplen;
+	uint64_t write_max;		/* bytes of a write: WRITE_MAX, or a quarter of the ring */
 	char path[4096];		/* FILE.DEV@N, for dump_output */
 	struct dump_interface iface;
 	struct dump_output out;
@@ -244,6 +250,11 @@ static int open_queue(struct queue_file *qf, int tstamp)
 		return -1;
 	}
 	qf->index_at = qf->pg.r.tail;
+	/* (a quarter of a small ring, whole pages: the others go on while one is written) */
+	qf->write_max = qf->pg.r.data_size / 4 < WRITE_MAX ? qf->pg.r.data_size / 4 : WRITE_MAX;
+	qf->write_max &= ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
+	if (!qf->write_max)
+		qf->write_max = MGCAP_PAGE_SIZE;
 	/* (the first reader's ring counts from the capture's start: ours from here) */
 	if (ioctl(qf->pg.r.fd, MGCAP_IOC_STATS, &qf->base)) {
 		fprintf(stderr, "mgdump: %s: MGCAP_IOC_STATS: %s\n", qf->devnode, strerror(errno));
@@ -311,27 +322,75 @@ static int write_out(struct queue_file *qf, const uint8_t *p, uint64_t len)
 }
 
 /*
+ * The writes done taken back (with @wait, once the oldest is), their
+ * pages given back to the ring: 0, 1 for a full disk (disk_full() took it
+ * over), or -1 (it said why).
+ */
+static int reap(struct queue_file *qf, int wait)
+{
+	uint64_t written;
+	int ret = dump_output_reap(&qf->out, wait, &written);
+
+	if (written && mgcap_pages_done(&qf->pg, written)) {
+		fprintf(stderr, "mgdump: %s: a block that does not fit the ring\n", qf->name);
+		return -1;
+	}
+	if (ret == 0)
+		return 0;
+	if (qf->out.full)
+		return disk_full(qf) ? -1 : 1;
+	return report(qf);
+}
+
+/* Every write in flight done, as reap() */
+static int drain(struct queue_file *qf)
+{
+	int ret = 0;
+
+	while (!ret && paged_writes_in_flight(&qf->out.writes))
+		ret = reap(qf, 1);
+	return ret;
+}
+
+/*
  * The ring's whole pages up to ring index @end (UINT64_MAX: as far as the
- * kernel wrote them), or until the disk is full; 0, or -1 (it said why).
+ * kernel wrote them), asked to be written while writes may be in flight
+ * (those done taken back), or until the disk is full; 0, or -1 (it said
+ * why).  The file ends past them now (a full disk is seen when they are
+ * taken back).
  */
 static int write_ready(struct queue_file *qf, uint64_t end)
 {
 	const uint8_t *first;
 	uint64_t n;
 
-	while (!qf->full_until && !qf->ended && (n = mgcap_pages_next(&qf->pg, end, &first)) > 0) {
+	while (!qf->full_until && !qf->ended &&
+	       paged_writes_in_flight(&qf->out.writes) < PAGED_WRITES_DEPTH &&
+	       (n = mgcap_pages_next(&qf->pg, end - qf->pg.handed > qf->write_max ?
+				     qf->pg.handed + qf->write_max : end, &first)) > 0) {
 		int ret = write_out(qf, first, n);
 
 		if (ret)
 			return ret < 0 ? -1 : 0;	/* (a full disk, dropping now; the output's end) */
-		if (index_to(qf, qf->pg.r.tail + n, qf->pg.r.tail + n))
+		if (index_to(qf, qf->pg.handed, qf->pg.handed))
 			return -1;
-		if (mgcap_pages_done(&qf->pg, n)) {
-			fprintf(stderr, "mgdump: %s: a block that does not fit the ring\n", qf->name);
-			return -1;
-		}
 	}
-	return 0;
+	return reap(qf, 0) < 0 ? -1 : 0;
+}
+
+/* write_ready(), and every write done: the pages up to @end given back, or the disk full */
+static int write_done(struct queue_file *qf, uint64_t end)
+{
+	uint64_t handed;
+	int ret;
+
+	do {
+		handed = qf->pg.handed;
+		if (write_ready(qf, end))
+			return -1;
+		ret = drain(qf);
+	} while (!ret && !qf->full_until && !qf->ended && qf->pg.handed != handed);
+	return ret < 0 ? -1 : 0;
 }
 
 static uint64_t file_limit(const struct queue_file *qf);
@@ -355,7 +414,7 @@ static int fill_page(struct queue_file *qf, uint64_t *end)
 			return -1;
 		}
 		/* no room for the filler: the ring is full of whole pages to write first ... */
-		if (write_ready(qf, file_limit(qf)))
+		if (write_done(qf, file_limit(qf)))
 			return -1;
 		/* ... and with -C, where the file has no room for them, into the next */
 		if (qf->pg.r.tail == tail && !qf->full_until && !qf->ended &&
@@ -374,7 +433,7 @@ static uint64_t file_limit(const struct queue_file *qf)
 {
 	if (!qf->out.rotate_bytes)
 		return UINT64_MAX;
-	return qf->pg.r.tail + (dump_output_room(&qf->out) & ~(uint64_t)(MGCAP_PAGE_SIZE - 1));
+	return qf->pg.handed + (dump_output_room(&qf->out) & ~(uint64_t)(MGCAP_PAGE_SIZE - 1));
 }
 
 /*
@@ -393,7 +452,7 @@ static int write_all_held(struct queue_file *qf)
 	       end - qf->pg.r.tail > dump_output_room(&qf->out))
 		if (end_file_at(qf, end))
 			return -1;
-	return qf->ended ? 0 : write_ready(qf, end);
+	return qf->ended ? 0 : write_done(qf, end);
 }
 
 /*
@@ -456,6 +515,10 @@ static int end_file_at(struct queue_file *qf, uint64_t end)
 	const uint8_t *page = NULL;
 	int ret;
 
+	/* (the file's end where the ring's pages given back end) */
+	ret = drain(qf);
+	if (ret)
+		return ret < 0 ? -1 : 0;
 	cut = end;
 	if (qf->out.rotate_bytes &&
 	    mgcap_pages_cut(&qf->pg, end, dump_output_room(&qf->out), &cut)) {
@@ -464,11 +527,14 @@ static int end_file_at(struct queue_file *qf, uint64_t end)
 	}
 	if (cut < qf->pg.r.tail) {
 		/* (never: @end is a page the ring filled, or most of a full ring) */
-		fprintf(stderr, "mgdump: %s: no block ends where the file may end\n", qf->name);
+		fprintf(stderr, "mgdump: %s: no block ends where the file may end (the ring's pages "
+			"given back to %" PRIu64 ", its blocks counted to %" PRIu64 ", the file to end "
+			"by %" PRIu64 " within %" PRIu64 " bytes)\n", qf->name, qf->pg.r.tail,
+			qf->pg.block_at, end, dump_output_room(&qf->out));
 		return -1;
 	}
 	below = cut & ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
-	if (write_ready(qf, below))
+	if (write_done(qf, below))
 		return -1;
 	if (qf->full_until || qf->ended)
 		return 0;	/* the file ended where the disk filled, or the output did */
@@ -613,7 +679,11 @@ static void show(struct queue_file *qf)
 static void *queue_main(void *arg)
 {
 	struct queue_file *qf = arg;
-	struct pollfd pfd = { .fd = qf->pg.r.fd, .events = POLLIN };
+	/* its ring's pages, or its writes done */
+	struct pollfd pfd[2] = {
+		{ .fd = qf->pg.r.fd, .events = POLLIN },
+		{ .fd = paged_writes_fd(&qf->out.writes), .events = POLLIN },
+	};
 	uint64_t last_write = mgcap_now_ns(CLOCK_MONOTONIC);
 
 	while (!stopping && !qf->failed && !qf->ended) {
@@ -624,12 +694,12 @@ static void *queue_main(void *arg)
 		renew_line(qf, now);
 		if (still_full(qf, now)) {
 			show(qf);
-			poll(&pfd, 1, 100);
+			poll(pfd, 1, 100);
 			continue;
 		}
 		if (hups != qf->hangups ||
 		    dump_output_due(&qf->out, __atomic_load_n(&qf->pg.r.ctrl->producer,
-							   __ATOMIC_ACQUIRE) - qf->pg.r.tail)) {
+							   __ATOMIC_ACQUIRE) - qf->pg.handed)) {
 			qf->hangups = hups;
 			qf->failed = next_file(qf);
 			continue;
@@ -649,7 +719,15 @@ static void *queue_main(void *arg)
 		show(qf);
 		if (mgcap_reader_detached(&qf->pg.r))
 			break;
-		poll(&pfd, 1, 100);
+		/*
+		 * Writes in flight: the next done (the ring's pages wait till
+		 * then, or the ring's readiness, which counts them, would not
+		 * let it sleep); else the ring's pages
+		 */
+		if (paged_writes_in_flight(&qf->out.writes))
+			poll(&pfd[1], 1, 100);
+		else
+			poll(pfd, 1, 100);
 	}
 	/*
 	 * the stop: what the ring took before it, every page (not after -W's
@@ -657,6 +735,9 @@ static void *queue_main(void *arg)
 	 */
 	if (!qf->failed && !qf->ended)
 		qf->failed = qf->full_until ? drop_held(qf) : write_all_held(qf);
+	/* (after a failure: the writes in flight done, a file the disk filled ended whole) */
+	if (drain(qf) < 0)
+		qf->failed = 1;
 	if (dump_output_close(&qf->out)) {
 		fprintf(stderr, "mgdump: %s\n", qf->out.error);
 		qf->failed = 1;
@@ -808,6 +889,9 @@ static int open_output(struct queue_file *qf)
 	if (!o->direct)
 		fprintf(stderr, "mgdump: %s: no O_DIRECT on its file system: written through "
 			"the page cache\n", o->current);
+	if (o->writes_unasync)
+		fprintf(stderr, "mgdump: %s: no io_uring (%s): one write at a time\n", o->current,
+			strerror(o->writes_unasync));
 	return 0;
 }
 

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Writes in flight (tools/mgdump/paged_writes.h), through io_uring and
+ * made at once: as many as it holds, taken back in the order asked for
+ * whatever order they completed in, and a failure stopping what is taken
+ * at it (a file size limit: the writes past it fail, those before it not).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "paged_writes.h"
+#include "unit.h"
+
+#define PAGE	4096U
+
+static uint8_t pages[PAGED_WRITES_DEPTH + 4][PAGE] __attribute__((aligned(PAGE)));
+
+/* A file to write to in a new directory (@dir, to remove), its descriptor. */
+static int new_file(char *dir, char *path, size_t len)
+{
+	int fd;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, len, "%s/f", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	return fd;
+}
+
+static void remove_file(int fd, const char *dir, const char *path)
+{
+	close(fd);
+	unlink(path);
+	rmdir(dir);
+}
+
+/*
+ * @w set up with io_uring (@async), or for writes made at once: 0, or -1
+ * where this host has no io_uring (a sandbox's seccomp may forbid it:
+ * said, and that half passed by)
+ */
+static int set_up(struct paged_writes *w, int async)
+{
+	if (!async) {
+		memset(w, 0, sizeof(*w));
+		return 0;
+	}
+	if (paged_writes_init(w) == 0)
+		return 0;
+	CU_ASSERT(errno == ENOSYS || errno == EPERM);
+	fprintf(stderr, "(no io_uring here: %s; writes made at once only) ", strerror(errno));
+	return -1;
+}
+
+static void writes_are_taken_back_in_order(int async)
+{
+	char dir[] = "/tmp/mgcap-writes-XXXXXX", path[64];
+	static uint8_t back[PAGED_WRITES_DEPTH * PAGE];
+	struct paged_writes w;
+	uint64_t taken = 0;
+	unsigned int i;
+	int fd;
+
+	if (set_up(&w, async))
+		return;
+	fd = new_file(dir, path, sizeof(path));
+	for (i = 0; i < PAGED_WRITES_DEPTH; i++) {
+		memset(pages[i], 'a' + (int)i, PAGE);
+		/* (asked for last first: the places, not the order, make the file) */
+		CU_ASSERT_EQUAL(paged_writes_submit(&w, fd, pages[i], PAGE,
+						    (uint64_t)(PAGED_WRITES_DEPTH - 1 - i) * PAGE), 0);
+	}
+	CU_ASSERT_EQUAL(paged_writes_in_flight(&w), PAGED_WRITES_DEPTH);
+	/* one more than it holds */
+	errno = 0;
+	CU_ASSERT_EQUAL(paged_writes_submit(&w, fd, pages[0], PAGE, 0), -1);
+	CU_ASSERT_EQUAL(errno, EBUSY);
+	while (paged_writes_in_flight(&w)) {
+		unsigned int before = paged_writes_in_flight(&w);
+		uint64_t n = paged_writes_reap(&w, 1);
+
+		/* each call with @wait takes back the oldest at least, whole writes */
+		CU_ASSERT(paged_writes_in_flight(&w) < before);
+		CU_ASSERT_EQUAL(n % PAGE, 0);
+		CU_ASSERT_EQUAL(n, (uint64_t)(before - paged_writes_in_flight(&w)) * PAGE);
+		taken += n;
+	}
+	CU_ASSERT_EQUAL(paged_writes_reap(&w, 1), 0);	/* (none in flight: at once) */
+	CU_ASSERT_EQUAL(taken, PAGED_WRITES_DEPTH * PAGE);
+	CU_ASSERT_EQUAL(w.err, 0);
+	CU_ASSERT_EQUAL(pread(fd, back, sizeof(back), 0), (ssize_t)sizeof(back));
+	for (i = 0; i < PAGED_WRITES_DEPTH; i++)
+		CU_ASSERT_EQUAL(back[i * PAGE + 7], 'a' + PAGED_WRITES_DEPTH - 1 - i);
+	paged_writes_free(&w);
+	remove_file(fd, dir, path);
+}
+
+static void test_writes_are_taken_back_in_order(void)
+{
+	writes_are_taken_back_in_order(1);
+	writes_are_taken_back_in_order(0);
+}
+
+/*
+ * A file limited to 3 pages (RLIMIT_FSIZE: EFBIG past it, SIGXFSZ ignored)
+ * and 6 writes of a page: 3 taken as written, then the failure at the 4th's
+ * offset, none in flight after it.
+ */
+static void a_failure_stops_what_is_taken(int async)
+{
+	char dir[] = "/tmp/mgcap-writes-XXXXXX", path[64];
+	struct rlimit was, limit;
+	struct paged_writes w;
+	void (*had)(int);
+	uint64_t taken = 0;
+	unsigned int i;
+	int fd;
+
+	if (set_up(&w, async))
+		return;
+	fd = new_file(dir, path, sizeof(path));
+	CU_ASSERT_FATAL(getrlimit(RLIMIT_FSIZE, &was) == 0);
+	limit = was;
+	limit.rlim_cur = 3 * PAGE;
+	had = signal(SIGXFSZ, SIG_IGN);
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &limit) == 0);
+	for (i = 0; i < 6; i++)
+		CU_ASSERT_EQUAL(paged_writes_submit(&w, fd, pages[i], PAGE, (uint64_t)i * PAGE), 0);
+	while (paged_writes_in_flight(&w))
+		taken += paged_writes_reap(&w, 1);
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &was) == 0);
+	signal(SIGXFSZ, had);
+	CU_ASSERT_EQUAL(taken, 3 * PAGE);
+	CU_ASSERT_EQUAL(w.err, EFBIG);
+	CU_ASSERT_EQUAL(w.failed_at, 3 * PAGE);
+	paged_writes_free(&w);
+	remove_file(fd, dir, path);
+}
+
+static void test_a_failure_stops_what_is_taken(void)
+{
+	a_failure_stops_what_is_taken(1);
+	a_failure_stops_what_is_taken(0);
+}
+
+void register_paged_writes_tests(void)
+{
+	static const struct unit_test tests[] = {
+		{ "writes are taken back in order, as many as it holds",
+		  test_writes_are_taken_back_in_order },
+		{ "a failure stops what is taken at it", test_a_failure_stops_what_is_taken },
+	};
+
+	ADD_SUITE("paged writes", tests);
+}

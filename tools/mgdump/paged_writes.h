@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The writes of paged output (mgdump --per-queue) in flight: up to
+ * PAGED_WRITES_DEPTH at once through io_uring, each at its own place in the
+ * file, taken back in the order they were asked for, which is the order a
+ * ring's pages are given back in.  A disk works on several at once (and the
+ * thread meanwhile on the next pages) where one write at a time would wait
+ * for each.  Where io_uring cannot be had (a kernel without it, a sandbox
+ * that forbids it), each write is made at once, as pwrite(2) makes it.
+ */
+#ifndef MGDUMP_PAGED_WRITES_H
+#define MGDUMP_PAGED_WRITES_H
+
+#include <liburing.h>
+#include <stdint.h>
+
+#define PAGED_WRITES_DEPTH	8U
+
+struct paged_writes {
+	struct io_uring ring;
+	int async;			/* the ring is set up: writes go through it */
+	unsigned int asked, oldest;	/* writes asked for; the oldest not taken back */
+	struct paged_write {
+		uint64_t offset;
+		uint32_t len;
+		int32_t res;		/* as the kernel completed it: bytes, or -errno */
+		int done;
+	} slot[PAGED_WRITES_DEPTH];	/* write n in slot n % PAGED_WRITES_DEPTH */
+	uint64_t written;		/* bytes of writes completed whole, in order, not yet taken */
+	/*
+	 * The first write that failed or fell short (its errno, ENOSPC for a
+	 * short one; 0: none) and its offset: nothing from there on is taken
+	 * as written, the writes after it waited for
+	 */
+	int err;
+	uint64_t failed_at;
+};
+
+/* 0: writes through io_uring; -1 with errno: each made at once (still usable) */
+int paged_writes_init(struct paged_writes *w);
+void paged_writes_free(struct paged_writes *w);
+
+static inline unsigned int paged_writes_in_flight(const struct paged_writes *w)
+{
+	return w->asked - w->oldest;
+}
+
+/*
+ * A write of @len bytes at @p to @fd at @offset, asked for (made at once
+ * without io_uring): 0, or -1 with errno (EBUSY: PAGED_WRITES_DEPTH in
+ * flight, take some back first).  Its failure shows in err once taken back.
+ */
+int paged_writes_submit(struct paged_writes *w, int fd, const void *p, uint32_t len,
+			uint64_t offset);
+
+/*
+ * The writes completed, taken back in order: with @wait, once the oldest
+ * in flight has completed (at once if none is).  Returns the bytes of
+ * those written whole since the last call; where one failed, err is set,
+ * and every write after it is waited for (none is in flight then).
+ */
+uint64_t paged_writes_reap(struct paged_writes *w, int wait);
+
+/* A descriptor readable while completions wait to be taken back; -1 without io_uring. */
+int paged_writes_fd(const struct paged_writes *w);
+
+#endif /* MGDUMP_PAGED_WRITES_H */
