@@ -392,7 +392,7 @@ static unsigned int ring_start(const struct dump_output *o)
 
 int dump_output_open(struct dump_output *o)
 {
-	o->writes_unasync = o->paged && paged_writes_init(&o->writes) ? errno : 0;
+	o->uring_errno = o->paged && paged_writes_init(&o->writes) ? errno : 0;
 	o->index = 0;
 	o->files_done = 0;
 	o->bytes_total = 0;
@@ -518,8 +518,8 @@ static int write_pages(struct dump_output *o, const uint8_t *pages, size_t len)
 			 strerror(len > INT32_MAX ? EINVAL : errno));
 		return -1;
 	}
+	/* (bytes_total counts them once written: dump_output_reap()) */
 	o->file_bytes += len;
-	o->bytes_total += len;
 	o->kept = len;
 	return 0;
 }
@@ -527,9 +527,9 @@ static int write_pages(struct dump_output *o, const uint8_t *pages, size_t len)
 int dump_output_reap(struct dump_output *o, int wait, uint64_t *written)
 {
 	struct paged_writes *w = &o->writes;
-	uint64_t asked = o->file_bytes;
 
 	*written = paged_writes_reap(w, wait);
+	o->bytes_total += *written;
 	if (!w->err)
 		return 0;
 	/* the file ends where the write that failed began: what the writes after it put there goes */
@@ -538,7 +538,6 @@ int dump_output_reap(struct dump_output *o, int wait, uint64_t *written)
 	if (ftruncate(o->fd, (off_t)w->failed_at))
 		o->full = 0;
 	o->file_bytes = w->failed_at;
-	o->bytes_total -= asked - w->failed_at;
 	w->err = 0;
 	return -1;
 }
@@ -619,7 +618,7 @@ void dump_output_lead(struct dump_output *o, const uint8_t *bytes, size_t len)
 		memcpy(o->lead, bytes, len);
 }
 
-int dump_output_end_torn(struct dump_output *o, uint64_t whole)
+int dump_output_cut_back(struct dump_output *o, uint64_t whole)
 {
 	int flags;
 
@@ -640,6 +639,15 @@ int dump_output_end_torn(struct dump_output *o, uint64_t whole)
 	/* (its index has blocks that began in the pages cut off: the file is read whole) */
 	if (o->capindex)
 		capindex_discard(o->capindex);
+	return 0;
+}
+
+int dump_output_end_torn(struct dump_output *o, uint64_t whole)
+{
+	if (dump_output_cut_back(o, whole))
+		return -1;
+	if (o->fd < 0 || o->start_pending)
+		return 0;
 	o->rotated_on_request = 1;
 	return rotate(o);
 }

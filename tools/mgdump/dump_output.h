@@ -79,7 +79,7 @@ struct dump_output {
 	int paged;
 	int direct;
 	struct paged_writes writes;
-	int writes_unasync;		/* errno of io_uring's set-up, where it failed (one at a time) */
+	int uring_errno;		/* of io_uring's set-up, where it failed (one write at a time) */
 	/*
 	 * Paged output: the bytes the next file begins with after its header
 	 * (dump_output_lead()), its own copy: 0 bytes but where -C ended a
@@ -97,7 +97,7 @@ struct dump_output {
 	uint64_t file_bytes;
 	uint64_t header_bytes;		/* of the current file */
 	uint64_t files_done;		/* closed, the last one too */
-	uint64_t bytes_total;		/* into every file, blocks of any kind */
+	uint64_t bytes_total;		/* into every file, blocks of any kind (paged: written) */
 	size_t kept;			/* after a failed dump_output_write() */
 	int full;			/* it failed for a full disk: a later write may go */
 	int start_pending;		/* the current file is not opened or has no header yet */
@@ -149,6 +149,14 @@ int dump_output_due(const struct dump_output *o, uint64_t pending);
  * after it is not the file's.
  */
 int dump_output_reap(struct dump_output *o, int wait, uint64_t *written);
+
+/*
+ * Paged output: the file ends at its first @whole bytes, its last whole
+ * block (its writes done, the pages after it cut off), written through the
+ * page cache from there on and without its index, which would point past
+ * it.  0, or -1 with error set.
+ */
+int dump_output_cut_back(struct dump_output *o, uint64_t whole);
 
 /*
  * Paged output, after a write failed for a full disk (the file cut back to

@@ -45,32 +45,42 @@ static int32_t write_now(int fd, const uint8_t *p, uint32_t len, uint64_t offset
 	return (int32_t)done;
 }
 
+/* A write, or what is left of it, to the ring: 0, or -errno (EBUSY: no room). */
+static int queue_write(struct paged_writes *w, unsigned int n)
+{
+	struct paged_write *s = &w->slot[n % PAGED_WRITES_DEPTH];
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+	int ret;
+
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_write(sqe, s->fd, s->p + s->written, s->len - s->written,
+			    s->offset + s->written);
+	/* (the write's own number: a completion is known by it whatever slot it had) */
+	io_uring_sqe_set_data64(sqe, n);
+	ret = io_uring_submit(&w->ring);
+	/* (a refused submission leaves the entry queued: the next one takes it along) */
+	return ret < 0 ? ret : 0;
+}
+
 int paged_writes_submit(struct paged_writes *w, int fd, const void *p, uint32_t len,
 			uint64_t offset)
 {
 	struct paged_write *s = &w->slot[w->asked % PAGED_WRITES_DEPTH];
-	struct io_uring_sqe *sqe;
 	int ret;
 
-	if (paged_writes_in_flight(w) == PAGED_WRITES_DEPTH || len > INT32_MAX) {
-		errno = EBUSY;
+	if (paged_writes_in_flight(w) == PAGED_WRITES_DEPTH || len > INT32_MAX || w->broken) {
+		errno = w->broken ? -w->broken : len > INT32_MAX ? EINVAL : EBUSY;
 		return -1;
 	}
-	*s = (struct paged_write){ .offset = offset, .len = len };
+	*s = (struct paged_write){ .fd = fd, .p = p, .offset = offset, .len = len };
 	if (!w->async) {
 		s->res = write_now(fd, p, len, offset);
 		s->done = 1;
 		w->asked++;
 		return 0;
 	}
-	sqe = io_uring_get_sqe(&w->ring);
-	if (!sqe) {
-		errno = EBUSY;
-		return -1;
-	}
-	io_uring_prep_write(sqe, fd, p, len, offset);
-	io_uring_sqe_set_data64(sqe, w->asked % PAGED_WRITES_DEPTH);
-	ret = io_uring_submit(&w->ring);
+	ret = queue_write(w, w->asked);
 	if (ret < 0) {
 		errno = -ret;
 		return -1;
@@ -79,35 +89,52 @@ int paged_writes_submit(struct paged_writes *w, int fd, const void *p, uint32_t 
 	return 0;
 }
 
+/* How often a write the kernel asks to make again, or cuts short, goes on */
+#define RETRIES_MAX	8U
+
+/* Write @n's completion, @res: its end, or (asked to make again, cut short) what is left asked for. */
+static void completed(struct paged_writes *w, unsigned int n, int32_t res)
+{
+	struct paged_write *s = &w->slot[n % PAGED_WRITES_DEPTH];
+	int again = res == -EAGAIN || res == -EINTR;
+
+	if (res > 0 && (uint32_t)res < s->len - s->written) {
+		s->written += (uint32_t)res;
+		again = 1;
+	} else if (res > 0) {
+		s->written = s->len;
+	}
+	if (again && s->retries++ < RETRIES_MAX && queue_write(w, n) == 0)
+		return;
+	s->res = res < 0 ? res : (int32_t)s->written;
+	s->done = 1;
+}
+
 /*
- * The completions there (with @wait, one at least), each marked in its
- * slot.  Waiting fails only for a ring gone wrong: the writes in flight
- * are then given up, failed (EIO, where none failed before), so that no
- * caller waits for them for ever.
+ * The completions there (with @wait, until the oldest in flight is done),
+ * each marked in its slot.  Waiting fails only for a ring gone wrong: it is
+ * then broken, its writes the kernel's still.
  */
 static void collect(struct paged_writes *w, int wait)
 {
 	struct io_uring_cqe *cqe;
 
 	for (;;) {
-		int ret = wait ? io_uring_wait_cqe(&w->ring, &cqe) : io_uring_peek_cqe(&w->ring, &cqe);
+		int ret;
 
+		wait = wait && !w->broken && paged_writes_in_flight(w) &&
+		       !w->slot[w->oldest % PAGED_WRITES_DEPTH].done;
+		ret = wait ? io_uring_wait_cqe(&w->ring, &cqe) : io_uring_peek_cqe(&w->ring, &cqe);
 		if (ret == -EINTR)
 			continue;
-		if (ret < 0 && wait) {
-			unsigned int n;
-
-			for (n = w->oldest; n != w->asked; n++) {
-				w->slot[n % PAGED_WRITES_DEPTH].res = -EIO;
-				w->slot[n % PAGED_WRITES_DEPTH].done = 1;
-			}
-		}
+		if (ret < 0 && wait)
+			w->broken = ret;
 		if (ret < 0)
 			return;
-		w->slot[io_uring_cqe_get_data64(cqe) % PAGED_WRITES_DEPTH].res = cqe->res;
-		w->slot[io_uring_cqe_get_data64(cqe) % PAGED_WRITES_DEPTH].done = 1;
+		/* (one of those in flight: a number outside them is not a write of ours) */
+		if ((unsigned int)io_uring_cqe_get_data64(cqe) - w->oldest < paged_writes_in_flight(w))
+			completed(w, (unsigned int)io_uring_cqe_get_data64(cqe), cqe->res);
 		io_uring_cqe_seen(&w->ring, cqe);
-		wait = 0;
 	}
 }
 
@@ -135,13 +162,16 @@ uint64_t paged_writes_reap(struct paged_writes *w, int wait)
 	uint64_t written;
 
 	if (w->async) {
-		collect(w, wait && paged_writes_in_flight(w) &&
-			   !w->slot[w->oldest % PAGED_WRITES_DEPTH].done);
+		collect(w, wait);
 		take_back(w);
 		/* (a failure: the writes after it are not the file's, nor in flight any more) */
-		while (w->err && paged_writes_in_flight(w)) {
+		while (w->err && paged_writes_in_flight(w) && !w->broken) {
 			collect(w, 1);
 			take_back(w);
+		}
+		if (w->broken && !w->err) {
+			w->err = -w->broken;
+			w->failed_at = w->slot[w->oldest % PAGED_WRITES_DEPTH].offset;
 		}
 	} else {
 		take_back(w);

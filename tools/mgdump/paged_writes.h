@@ -21,10 +21,13 @@ struct paged_writes {
 	int async;			/* the ring is set up: writes go through it */
 	unsigned int asked, oldest;	/* writes asked for; the oldest not taken back */
 	struct paged_write {
+		int fd;
+		const uint8_t *p;
 		uint64_t offset;
-		uint32_t len;
-		int32_t res;		/* as the kernel completed it: bytes, or -errno */
+		uint32_t len, written;	/* asked for, and written so far */
+		int32_t res;		/* its end: bytes, or -errno (0: a write that made none) */
 		int done;
+		unsigned int retries;	/* of a write the kernel asked to make again, or cut short */
 	} slot[PAGED_WRITES_DEPTH];	/* write n in slot n % PAGED_WRITES_DEPTH */
 	uint64_t written;		/* bytes of writes completed whole, in order, not yet taken */
 	/*
@@ -34,6 +37,11 @@ struct paged_writes {
 	 */
 	int err;
 	uint64_t failed_at;
+	/*
+	 * Waiting for completions failed (-errno; 0: never): the writes in
+	 * flight are the kernel's still, and never taken back
+	 */
+	int broken;
 };
 
 /* 0: writes through io_uring; -1 with errno: each made at once (still usable) */
@@ -55,9 +63,12 @@ int paged_writes_submit(struct paged_writes *w, int fd, const void *p, uint32_t 
 
 /*
  * The writes completed, taken back in order: with @wait, once the oldest
- * in flight has completed (at once if none is).  Returns the bytes of
- * those written whole since the last call; where one failed, err is set,
- * and every write after it is waited for (none is in flight then).
+ * in flight has (at once if none is).  Returns the bytes of those written
+ * whole since the last call; where one failed, err is set, and every write
+ * after it is waited for (none is in flight then).  A write the kernel
+ * asks to make again (EAGAIN, EINTR), or cuts short, goes on from where it
+ * stopped first, a few times.  Where waiting fails, err and broken are set
+ * and nothing is taken back any more.
  */
 uint64_t paged_writes_reap(struct paged_writes *w, int wait);
 

@@ -6,14 +6,16 @@
  * ring: mgcap_pages.h), with the stamp the file records; the queue's
  * thread writes the ring's pages to the file as they lie in the mapping,
  * with O_DIRECT where the file system takes it (the disk reads them from
- * the ring), and gives them back once written.  Nothing in user space
- * touches a frame's bytes.
+ * the ring), several writes in flight (paged_writes.h), and gives them
+ * back once written.  Nothing in user space copies a frame's bytes (with
+ * --index, the thread reads each frame's headers for its flow).
  *
  * A file: a section header, the queue's interface and a filler up to a
  * page, the ring's pages, then a page with the interface's statistics
  * (dump_output's paged output, which names, rotates, syncs and renames
- * it).  A file ends where the ring was asked to fill its page: every
- * block in it whole.
+ * it).  A file ends at a block's end: where the ring was asked to fill its
+ * page, or, where the ring was too full for that, its last whole block
+ * (the rest of its page begins the next file).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,6 +69,7 @@ struct queue_file {
 	uint64_t line_at;		/* CLOCK_MONOTONIC of the last line set */
 	uint32_t snaplen;
 	uint64_t write_max;		/* bytes of a write: WRITE_MAX, or a quarter of the ring */
+	uint32_t poll_mark;		/* the ring's (MGCAP_IOC_SET_POLL_MARK): bytes it wakes at */
 	char path[4096];		/* FILE.DEV@N, for dump_output */
 	struct dump_interface iface;
 	struct dump_output out;
@@ -100,8 +103,15 @@ static size_t nqueues;
 static int promisc_fd = -1;
 /* SIGHUPs seen by the main thread: each queue's thread rotates once for each */
 static unsigned long hangups;
-/* a file complete: its -z command or its place among the files kept, one thread at a time */
-static pthread_mutex_t file_done_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * The files the threads completed, for file_done (its -z command, its place
+ * among the files kept), which the main thread calls: a thread only lists
+ * it, and goes on with its ring (a removal of old files, or a sync of the
+ * list, would hold the ring up, which is the thread's only buffer)
+ */
+static pthread_mutex_t finished_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **finished;
+static size_t nfinished, finished_room;
 static void (*file_done)(const char *path, void *arg);
 /* each -i device's stamping (PCAP_TSTAMP_*), and the NIC's, taken for its readers */
 static int device_tstamp[MGCAP_MAX_DEVICES];
@@ -228,7 +238,7 @@ static int set_tstamp(struct queue_file *qf, int tstamp)
 /* @qf's node opened, its ring set up for the file, stamped @tstamp: 0, or -1 (it said why). */
 static int open_queue(struct queue_file *qf, int tstamp)
 {
-	uint32_t directions = MGCAP_DIR_RECEIVED | MGCAP_DIR_SENT, mark = MGCAP_PAGE_SIZE;
+	uint32_t directions = MGCAP_DIR_RECEIVED | MGCAP_DIR_SENT;
 	struct mgcap_error e;
 
 	if (mgcap_open_queue(&qf->pg.r, qf->devnode, &e)) {
@@ -238,7 +248,7 @@ static int open_queue(struct queue_file *qf, int tstamp)
 	qf->snaplen = cfg.snaplen < qf->pg.r.info.snaplen ? cfg.snaplen : qf->pg.r.info.snaplen;
 	if (ioctl(qf->pg.r.fd, MGCAP_IOC_SET_SNAPLEN, &qf->snaplen) ||
 	    ioctl(qf->pg.r.fd, MGCAP_IOC_SET_DIRECTIONS, &directions) ||
-	    ioctl(qf->pg.r.fd, MGCAP_IOC_SET_POLL_MARK, &mark)) {
+	    ioctl(qf->pg.r.fd, MGCAP_IOC_SET_POLL_MARK, &(uint32_t){ MGCAP_PAGE_SIZE })) {
 		fprintf(stderr, "mgdump: %s: %s\n", qf->devnode, strerror(errno));
 		return -1;
 	}
@@ -250,6 +260,7 @@ static int open_queue(struct queue_file *qf, int tstamp)
 		return -1;
 	}
 	qf->index_at = qf->pg.r.tail;
+	qf->poll_mark = MGCAP_PAGE_SIZE;
 	/* (a quarter of a small ring, whole pages: the others go on while one is written) */
 	qf->write_max = qf->pg.r.data_size / 4 < WRITE_MAX ? qf->pg.r.data_size / 4 : WRITE_MAX;
 	qf->write_max &= ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
@@ -378,8 +389,11 @@ static int write_ready(struct queue_file *qf, uint64_t end)
 	return reap(qf, 0) < 0 ? -1 : 0;
 }
 
-/* write_ready(), and every write done: the pages up to @end given back, or the disk full */
-static int write_done(struct queue_file *qf, uint64_t end)
+/*
+ * The ring's whole pages up to ring index @end (not UINT64_MAX) written,
+ * every write done and its pages given back, or the disk full: 0, or -1
+ */
+static int write_through(struct queue_file *qf, uint64_t end)
 {
 	uint64_t handed;
 	int ret;
@@ -397,35 +411,24 @@ static uint64_t file_limit(const struct queue_file *qf);
 static int end_file_at(struct queue_file *qf, uint64_t end);
 
 /*
- * The ring's page filled: everything it holds whole blocks before *@end; 0
- * (or with the disk full, or the output ended, nothing to write: *@end 0),
- * or -1 (it said why).
+ * What the ring holds, in whole pages up to *@end: the kernel fills the
+ * page it writes in (MGCAP_IOC_FILL_PAGE), and *@end is a block's end.  A
+ * ring too full for the filler (the disk slower than the wire: it would
+ * be full again by the time its pages were written) is not waited for:
+ * *@end is its last whole page's end then, which a block may cross (a file
+ * ends at the last block's end before it).  0, or -1 (it said why).
  */
 static int fill_page(struct queue_file *qf, uint64_t *end)
 {
-	for (;;) {
-		uint64_t tail = qf->pg.r.tail;
-
-		if (mgcap_pages_fill(&qf->pg, end) == 0)
-			return 0;
-		if (errno != EAGAIN) {
-			fprintf(stderr, "mgdump: %s: MGCAP_IOC_FILL_PAGE: %s\n", qf->name,
-				strerror(errno));
-			return -1;
-		}
-		/* no room for the filler: the ring is full of whole pages to write first ... */
-		if (write_done(qf, file_limit(qf)))
-			return -1;
-		/* ... and with -C, where the file has no room for them, into the next */
-		if (qf->pg.r.tail == tail && !qf->full_until && !qf->ended &&
-		    end_file_at(qf, __atomic_load_n(&qf->pg.r.ctrl->producer, __ATOMIC_ACQUIRE) &
-				    ~(uint64_t)(MGCAP_PAGE_SIZE - 1)))
-			return -1;
-		if (qf->full_until || qf->ended) {
-			*end = 0;
-			return 0;
-		}
+	if (mgcap_pages_fill(&qf->pg, end) == 0)
+		return 0;
+	if (errno != EAGAIN) {
+		fprintf(stderr, "mgdump: %s: MGCAP_IOC_FILL_PAGE: %s\n", qf->name, strerror(errno));
+		return -1;
 	}
+	*end = __atomic_load_n(&qf->pg.r.ctrl->producer, __ATOMIC_ACQUIRE) &
+	       ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
+	return 0;
 }
 
 /* The ring's pages the current file takes now: with -C, its room's (UINT64_MAX: all). */
@@ -437,8 +440,9 @@ static uint64_t file_limit(const struct queue_file *qf)
 }
 
 /*
- * Everything the ring holds now, its last page filled, in files within -C:
- * 0, or -1 (it said why).
+ * Everything the ring holds now, its last page filled (fill_page()), in
+ * files within -C, every write done: 0, or -1 (it said why).  A file the
+ * stop then ends, ends at its last whole block (end_whole()).
  */
 static int write_all_held(struct queue_file *qf)
 {
@@ -446,13 +450,25 @@ static int write_all_held(struct queue_file *qf)
 
 	if (fill_page(qf, &end))
 		return -1;
-	if (!end)
-		return 0;	/* (the disk is full, or the output ended) */
 	while (qf->out.rotate_bytes && !qf->ended && !qf->full_until &&
-	       end - qf->pg.r.tail > dump_output_room(&qf->out))
+	       end - qf->pg.handed > dump_output_room(&qf->out))
 		if (end_file_at(qf, end))
 			return -1;
-	return qf->ended ? 0 : write_done(qf, end);
+	return qf->ended || qf->full_until ? 0 : write_through(qf, end);
+}
+
+/*
+ * The current file ends at its last whole block, every write done (after
+ * a failure, or at a stop whose ring was too full for a filler: the pages
+ * after it cut off, its index gone); 0, or -1 (it said why).
+ */
+static int end_whole(struct queue_file *qf)
+{
+	uint64_t whole = qf->out.file_bytes - (qf->pg.r.tail - qf->pg.block_at);
+
+	if (paged_writes_in_flight(&qf->out.writes) || qf->pg.block_at == qf->pg.r.tail)
+		return 0;
+	return dump_output_cut_back(&qf->out, whole) ? report(qf) : 0;
 }
 
 /*
@@ -493,17 +509,55 @@ static void queue_stats(struct pcapng_if_stats *st, size_t n, void *arg)
 		 qf->disk_dropped + qf->full_dropped, (uint64_t)qs.unconverted);
 }
 
-static void queue_file_done(const char *path, void *arg)
+/* dump_output's file_done: @path listed for the main thread (hand_finished()) */
+static void list_finished(const char *path, void *arg)
 {
-	pthread_mutex_lock(&file_done_lock);
-	file_done(path, arg);
-	pthread_mutex_unlock(&file_done_lock);
+	char *copy = strdup(path), **more;
+	int listed = 0;
+
+	(void)arg;
+	pthread_mutex_lock(&finished_lock);
+	if (copy && nfinished == finished_room) {
+		more = realloc(finished, (2 * finished_room + 16) * sizeof(*finished));
+		if (more) {
+			finished = more;
+			finished_room = 2 * finished_room + 16;
+		}
+	}
+	if (copy && nfinished < finished_room) {
+		finished[nfinished++] = copy;
+		listed = 1;
+	}
+	pthread_mutex_unlock(&finished_lock);
+	if (!listed) {
+		free(copy);
+		fprintf(stderr, "mgdump: %s: out of memory: no -z, not among the files kept\n", path);
+	}
+}
+
+/* The files the threads completed since, each to file_done. */
+static void hand_finished(void)
+{
+	char **list;
+	size_t i, n;
+
+	pthread_mutex_lock(&finished_lock);
+	list = finished;
+	n = nfinished;
+	finished = NULL;
+	nfinished = finished_room = 0;
+	pthread_mutex_unlock(&finished_lock);
+	for (i = 0; i < n; i++) {
+		file_done(list[i], NULL);
+		free(list[i]);
+	}
+	free(list);
 }
 
 /*
  * The file ends (a SIGHUP, -C, -G), and the next begins: it takes what the
- * ring holds up to @end (a page the ring filled: all of it whole blocks),
- * or with -C what keeps it within its size, up to a block's end.  Where that
+ * ring holds up to @end (fill_page()'s) as far as the last block's end
+ * there, and with -C no further than keeps it within its size.  Where that
  * is inside a page, the page's blocks before it end the file, before its
  * statistics, and the rest of the page begins the next, after its header
  * (dump_output_end_page(), dump_output_lead()): every other page goes as it
@@ -511,7 +565,7 @@ static void queue_file_done(const char *path, void *arg)
  */
 static int end_file_at(struct queue_file *qf, uint64_t end)
 {
-	uint64_t cut, below, after;
+	uint64_t cut = end, below, after;
 	const uint8_t *page = NULL;
 	int ret;
 
@@ -519,14 +573,13 @@ static int end_file_at(struct queue_file *qf, uint64_t end)
 	ret = drain(qf);
 	if (ret)
 		return ret < 0 ? -1 : 0;
-	cut = end;
-	if (qf->out.rotate_bytes &&
-	    mgcap_pages_cut(&qf->pg, end, dump_output_room(&qf->out), &cut)) {
+	if (mgcap_pages_cut(&qf->pg, end, qf->out.rotate_bytes ? dump_output_room(&qf->out) :
+				     UINT64_MAX, &cut)) {
 		fprintf(stderr, "mgdump: %s: a block that does not fit the ring\n", qf->name);
 		return -1;
 	}
 	if (cut < qf->pg.r.tail) {
-		/* (never: @end is a page the ring filled, or most of a full ring) */
+		/* (never: @end is a page the ring filled, or most of a full ring's pages) */
 		fprintf(stderr, "mgdump: %s: no block ends where the file may end (the ring's pages "
 			"given back to %" PRIu64 ", its blocks counted to %" PRIu64 ", the file to end "
 			"by %" PRIu64 " within %" PRIu64 " bytes)\n", qf->name, qf->pg.r.tail,
@@ -534,7 +587,7 @@ static int end_file_at(struct queue_file *qf, uint64_t end)
 		return -1;
 	}
 	below = cut & ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
-	if (write_done(qf, below))
+	if (write_through(qf, below))
 		return -1;
 	if (qf->full_until || qf->ended)
 		return 0;	/* the file ended where the disk filled, or the output did */
@@ -576,16 +629,22 @@ static int end_file_at(struct queue_file *qf, uint64_t end)
 	return mgcap_pages_done(&qf->pg, MGCAP_PAGE_SIZE) ? -1 : 0;
 }
 
+/* drop_held()'s rounds of whole pages at most, where the ring refills as fast as they go */
+#define DROP_ROUNDS	8
+
 /*
  * While the disk is full: everything the ring holds given back unwritten,
  * its packets counted, up to a page it filled, where writing goes on once
- * there is room.  0, or -1 (it said why).
+ * there is room.  0, 1 where the ring refilled faster than it was given
+ * back (not at a page it filled yet: the next call goes on), or -1 (it
+ * said why).
  */
 static int drop_held(struct queue_file *qf)
 {
 	uint64_t end, packets;
+	int round;
 
-	for (;;) {
+	for (round = 0;; round++) {
 		if (mgcap_pages_fill(&qf->pg, &end) == 0)
 			break;
 		if (errno != EAGAIN) {
@@ -593,6 +652,8 @@ static int drop_held(struct queue_file *qf)
 				strerror(errno));
 			return -1;
 		}
+		if (round == DROP_ROUNDS)
+			return 1;
 		/* no room for the filler: the whole pages go first */
 		end = __atomic_load_n(&qf->pg.r.ctrl->producer, __ATOMIC_ACQUIRE) &
 		      ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
@@ -628,16 +689,20 @@ static int disk_full(struct queue_file *qf)
 	if (dump_output_end_torn(&qf->out, whole) && !qf->out.full)
 		return report(qf);
 	qf->ended = qf->out.ended;
-	return drop_held(qf);
+	return drop_held(qf) < 0 ? -1 : 0;
 }
 
 /* Whether the disk is full, what the ring holds dropped meanwhile; at the try, what came since. */
 static int still_full(struct queue_file *qf, uint64_t now)
 {
+	int held;
+
 	if (!qf->full_until)
 		return 0;
-	qf->failed = drop_held(qf);
-	if (now < qf->full_until)
+	held = drop_held(qf);
+	qf->failed = held < 0;
+	/* (writing goes on at a page the ring filled, never inside a block) */
+	if (now < qf->full_until || held)
 		return 1;
 	/* the next write tries: a file begins where the ring's filled page ended */
 	qf->full_until = 0;
@@ -662,6 +727,56 @@ static int next_file(struct queue_file *qf)
 	if (fill_page(qf, &end))
 		return -1;
 	return end ? end_file_at(qf, end) : 0;
+}
+
+/*
+ * The stop's (after a failure too): the writes in flight done, one that
+ * fails ending the file where it began (never a next file: disk_full()'s),
+ * the packets of the pages not written then counted, for a full disk.
+ */
+static void finish_writes(struct queue_file *qf)
+{
+	uint64_t written, packets;
+
+	while (paged_writes_in_flight(&qf->out.writes)) {
+		int ret = dump_output_reap(&qf->out, 1, &written);
+
+		if (written && mgcap_pages_done(&qf->pg, written))
+			qf->failed = 1;
+		if (!ret)
+			continue;
+		fprintf(stderr, "mgdump: %s\n", qf->out.error);
+		if (!qf->out.full || mgcap_pages_drop(&qf->pg, qf->pg.handed, &packets))
+			qf->failed = 1;
+		else
+			qf->full_dropped += packets;
+		return;
+	}
+}
+
+/*
+ * The thread sleeps until a write is done, or a page comes past those in
+ * flight (the ring's poll mark moved past them: its readiness counts them),
+ * or, with none in flight, the ring's next page; 0.1 s at most.
+ */
+static void sleep_on(struct queue_file *qf, struct pollfd pfd[2])
+{
+	unsigned int flying = paged_writes_in_flight(&qf->out.writes);
+	uint64_t mark = qf->pg.handed - qf->pg.r.tail + MGCAP_PAGE_SIZE;
+	uint32_t want = mark < qf->pg.r.data_size ? (uint32_t)mark : (uint32_t)qf->pg.r.data_size;
+
+	if (flying == PAGED_WRITES_DEPTH) {
+		/* (no write may start: only one done helps) */
+		poll(&pfd[1], 1, 100);
+		return;
+	}
+	if (want != qf->poll_mark &&
+	    ioctl(qf->pg.r.fd, MGCAP_IOC_SET_POLL_MARK, &want) == 0)
+		qf->poll_mark = want;
+	if (want != qf->poll_mark)
+		poll(&pfd[1], 1, 100);	/* (the mark stayed: the ring would not let it sleep) */
+	else
+		poll(pfd, flying ? 2 : 1, 100);
 }
 
 /* What the thread has done, for the main thread's reports. */
@@ -712,31 +827,24 @@ static void *queue_main(void *arg)
 		}
 		else if (now - last_write >= QUIET_FLUSH_NS) {
 			/* a quiet queue: what it holds goes to the disk all the same */
-			if (mgcap_reader_backlog(&qf->pg.r))
+			if (__atomic_load_n(&qf->pg.r.ctrl->producer, __ATOMIC_ACQUIRE) !=
+			    qf->pg.handed)
 				qf->failed = write_all_held(qf);
 			last_write = now;
 		}
 		show(qf);
 		if (mgcap_reader_detached(&qf->pg.r))
 			break;
-		/*
-		 * Writes in flight: the next done (the ring's pages wait till
-		 * then, or the ring's readiness, which counts them, would not
-		 * let it sleep); else the ring's pages
-		 */
-		if (paged_writes_in_flight(&qf->out.writes))
-			poll(&pfd[1], 1, 100);
-		else
-			poll(pfd, 1, 100);
+		sleep_on(qf, pfd);
 	}
 	/*
 	 * the stop: what the ring took before it, every page (not after -W's
 	 * last period), or on a full disk every packet counted
 	 */
 	if (!qf->failed && !qf->ended)
-		qf->failed = qf->full_until ? drop_held(qf) : write_all_held(qf);
-	/* (after a failure: the writes in flight done, a file the disk filled ended whole) */
-	if (drain(qf) < 0)
+		qf->failed = qf->full_until ? drop_held(qf) < 0 : write_all_held(qf);
+	finish_writes(qf);
+	if (end_whole(qf))
 		qf->failed = 1;
 	if (dump_output_close(&qf->out)) {
 		fprintf(stderr, "mgdump: %s\n", qf->out.error);
@@ -877,7 +985,7 @@ static int open_output(struct queue_file *qf)
 	o->nifs = 1;
 	o->collect_stats = queue_stats;
 	o->collect_arg = qf;
-	o->file_done = file_done ? queue_file_done : NULL;
+	o->file_done = file_done ? list_finished : NULL;
 	if (cfg.index && !(o->capindex = capindex_writer_new((const uint8_t[]){ 1 }, 1))) {
 		fprintf(stderr, "mgdump: out of memory\n");
 		return -1;
@@ -889,9 +997,10 @@ static int open_output(struct queue_file *qf)
 	if (!o->direct)
 		fprintf(stderr, "mgdump: %s: no O_DIRECT on its file system: written through "
 			"the page cache\n", o->current);
-	if (o->writes_unasync)
-		fprintf(stderr, "mgdump: %s: no io_uring (%s): one write at a time\n", o->current,
-			strerror(o->writes_unasync));
+	/* (said once: every queue's output finds the same) */
+	if (o->uring_errno && qf == &queues[0])
+		fprintf(stderr, "mgdump: no io_uring (%s): one write at a time\n",
+			strerror(o->uring_errno));
 	return 0;
 }
 
@@ -940,10 +1049,7 @@ static void report_counters(void)
 			memcpy(current, qf->shown.current, sizeof(current));
 		pthread_mutex_unlock(&qf->shown_lock);
 	}
-	/* (retention's files change as the threads finish theirs) */
-	pthread_mutex_lock(&file_done_lock);
 	mgdump_publish_counters(c, nqueues, &d, &retention, current);
-	pthread_mutex_unlock(&file_done_lock);
 }
 
 /*
@@ -1028,7 +1134,9 @@ int mgdump_per_queue_run(void (*on_file_done)(const char *path, void *arg))
 			report_counters();
 			next_counters = mono + COUNTERS_EVERY_NS;
 		}
-		if (watchdog_ns && mono >= next_alive && all_alive(started, mono - watchdog_ns)) {
+		/* (a thread stuck for half the period stops it: the manager acts within 1.5) */
+		if (watchdog_ns && mono >= next_alive &&
+		    all_alive(started, mono - watchdog_ns / 2)) {
 			mgdump_service_notify("WATCHDOG=1");
 			next_alive = mono + watchdog_ns / 2;
 		}
@@ -1036,15 +1144,14 @@ int mgdump_per_queue_run(void (*on_file_done)(const char *path, void *arg))
 			rotate_requested = 0;
 			__atomic_add_fetch(&hangups, 1, __ATOMIC_RELAXED);
 		}
-		/* (the threads' finished files come to -z and retention under the lock) */
-		pthread_mutex_lock(&file_done_lock);
+		if (file_done)
+			hand_finished();
 		if (postrotate.command)
 			postrotate_poll(&postrotate);
 		if (retention.max_age_s && mono >= next_expiry) {
 			retention_expire(&retention);
 			next_expiry = mono + 1000000000ULL;
 		}
-		pthread_mutex_unlock(&file_done_lock);
 		nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
 	}
 	mgdump_service_notify("STOPPING=1");
@@ -1065,6 +1172,8 @@ int mgdump_per_queue_run(void (*on_file_done)(const char *path, void *arg))
 		dump_output_close(&queues[i].out);
 	for (i = 0; i < nqueues; i++)
 		capindex_writer_free(queues[i].out.capindex);
+	if (file_done)
+		hand_finished();
 	report_counters();
 	if (postrotate.command)
 		postrotate_finish(&postrotate);
