@@ -3,10 +3,12 @@
  * The writes of paged output (mgdump --per-queue) in flight: up to
  * PAGED_WRITES_DEPTH at once through io_uring, each at its own place in the
  * file, taken back in the order they were asked for, which is the order a
- * ring's pages are given back in.  A disk works on several at once (and the
- * thread meanwhile on the next pages) where one write at a time would wait
- * for each.  Where io_uring cannot be had (a kernel without it, a sandbox
- * that forbids it), each write is made at once, as pwrite(2) makes it.
+ * ring's pages are given back in.  The thread goes on with the next pages
+ * while the disk writes.  (Writes that make a file longer are made one
+ * after another by ext4 and XFS, in io_uring's workers: a file's writes
+ * overlap the thread, several queues' files overlap each other.)  Where
+ * io_uring cannot be had (a kernel without it, a sandbox that forbids it),
+ * each write is made at once, as pwrite(2) makes it.
  */
 #ifndef MGDUMP_PAGED_WRITES_H
 #define MGDUMP_PAGED_WRITES_H
