@@ -928,7 +928,7 @@ record_check() {
 			"$OUT/reader.txt") ;;
 	mgdump-one-copy)
 		kept=$(sed -n 's/^mgdump: mgt0@0: \([0-9]*\) packets, .*/\1/p' "$OUT/reader.txt")
-		dropped=$(sed -n 's/^mgdump: mgt0@0: .*; \([0-9]*\) dropped by the ring$/\1/p' \
+		dropped=$(sed -n 's/^mgdump: mgt0@0: .*; \([0-9]*\) dropped by the ring\(, [0-9]* for a full disk\)\{0,1\}$/\1/p' \
 			"$OUT/reader.txt")
 		# one copy: the file written with O_DIRECT, or it is not this contender
 		! grep -q 'O_DIRECT' "$OUT/reader.txt" ||
@@ -1124,7 +1124,7 @@ rate_probe() {
 		line=$(grep "^mgdump: mgt0@$q: " "$OUT/reader.txt")
 		p=$(echo "$line" | sed -n 's/^mgdump: mgt0@[0-9]*: \([0-9]*\) packets, .*/\1/p')
 		b=$(echo "$line" | sed -n 's/.* packets, \([0-9]*\) bytes, .*/\1/p')
-		d=$(echo "$line" | sed -n 's/.*; \([0-9]*\) dropped by the ring$/\1/p')
+		d=$(echo "$line" | sed -n 's/.*; \([0-9]*\) dropped by the ring\(, [0-9]* for a full disk\)\{0,1\}$/\1/p')
 		[ -n "$p" ] && [ -n "$b" ] && [ -n "$d" ] && [ "$offered" -le "$per_queue" ] || {
 			say "record_rate: queue $q: $offered frames made of $per_queue, mgdump said: ${line:-nothing}"
 			return 2

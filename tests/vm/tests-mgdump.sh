@@ -181,7 +181,7 @@ per_queue_rotation() {
 				short=$((short + 1))
 			grep -qx "$f" "$TMP/done" || bad "$f was not handed to -z"
 		done
-		[ "$short" = 1 ] || bad "queue $q: $short files short of -C before the last, not the SIGHUP's one"
+		[ "$short" = 1 ] || bad "queue $q: $short files short of -C before the last, not the SIGHUP's one: $(stat -c %s $files | tr '\n' ' ')"
 		$PCAPCHECK $files --queues 2 --only-queue $q --count 20000 --snaplen 262144 ||
 			bad "queue $q's $n files"
 		say "queue $q: $n files; $(grep "mgt0@$q:" "$TMP/d")"

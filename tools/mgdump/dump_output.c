@@ -532,7 +532,7 @@ int dump_output_reap(struct dump_output *o, int wait, uint64_t *written)
 	o->bytes_total += *written;
 	if (!w->err)
 		return 0;
-	/* the file ends where the write that failed began: what the writes after it put there goes */
+	/* the file ends where the write that failed stopped: what the writes after it put there goes */
 	snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(w->err));
 	o->full = disk_full(w->err);
 	if (ftruncate(o->fd, (off_t)w->failed_at))

@@ -145,7 +145,7 @@ int dump_output_due(const struct dump_output *o, uint64_t pending);
  * Paged output: the writes done since the last call, taken back in order
  * (with @wait, once the oldest is done): *@written, their bytes.  0, or -1
  * with error set (and full, for a full disk) where one failed: the file
- * then ends where it began (none is in flight any more), and what came
+ * then ends where it stopped (none is in flight any more), and what came
  * after it is not the file's.
  */
 int dump_output_reap(struct dump_output *o, int wait, uint64_t *written);

@@ -36,8 +36,9 @@ static int32_t write_now(int fd, const uint8_t *p, uint32_t len, uint64_t offset
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		/* (what went before a failure is written: short, as the ring says it) */
 		if (n < 0)
-			return -errno;
+			return done ? (int32_t)done : -errno;
 		if (n == 0)
 			break;
 		done += (uint32_t)n;
@@ -76,6 +77,7 @@ int paged_writes_submit(struct paged_writes *w, int fd, const void *p, uint32_t 
 	*s = (struct paged_write){ .fd = fd, .p = p, .offset = offset, .len = len };
 	if (!w->async) {
 		s->res = write_now(fd, p, len, offset);
+		s->written = s->res > 0 ? (uint32_t)s->res : 0;
 		s->done = 1;
 		w->asked++;
 		return 0;
@@ -147,8 +149,10 @@ static void take_back(struct paged_writes *w)
 		if (!s->done)
 			return;
 		if (!w->err && s->res != (int32_t)s->len) {
+			/* what it wrote before it failed is the file's (a full disk's last room) */
 			w->err = s->res < 0 ? -s->res : ENOSPC;
-			w->failed_at = s->offset;
+			w->failed_at = s->offset + s->written;
+			w->written += s->written;
 		}
 		if (!w->err)
 			w->written += s->len;

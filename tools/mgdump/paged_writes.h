@@ -34,8 +34,8 @@ struct paged_writes {
 	uint64_t written;		/* bytes of writes completed whole, in order, not yet taken */
 	/*
 	 * The first write that failed or fell short (its errno, ENOSPC for a
-	 * short one; 0: none) and its offset: nothing from there on is taken
-	 * as written, the writes after it waited for
+	 * short one; 0: none) and where it stopped: what it wrote before is
+	 * taken as written, nothing after, the writes after it waited for
 	 */
 	int err;
 	uint64_t failed_at;

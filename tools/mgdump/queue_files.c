@@ -54,6 +54,17 @@
  * (PAGED_WRITES_DEPTH), each given back to the ring as it is done
  */
 #define WRITE_MAX		(1U << 20)
+/*
+ * The thread is woken once an eighth of its ring is unwritten, up to this
+ * much, not at every page: each wakeup and each write costs the same
+ * whatever it carries (a switch, and the kernel's O_DIRECT set-up: the
+ * file system's journal handle, the inode's update, a request), so few
+ * large ones cost a packet less, most of all for small frames.  The rest
+ * of the ring takes the frames that come while they are written.  Pages
+ * below the mark still go at the poll's timeout (100 ms), and a quiet
+ * queue's last page within QUIET_FLUSH_NS.
+ */
+#define WAKE_MARK_MAX		(4U * WRITE_MAX)
 /* How often the clock line is renewed, and how far past its last sample it reaches. */
 #define LINE_EVERY_NS		100000000ULL
 #define LINE_AHEAD_NS		300000000ULL
@@ -69,6 +80,7 @@ struct queue_file {
 	uint64_t line_at;		/* CLOCK_MONOTONIC of the last line set */
 	uint32_t snaplen;
 	uint64_t write_max;		/* bytes of a write: WRITE_MAX, or a quarter of the ring */
+	uint32_t wake_mark;		/* what wakes the thread past the pages in flight */
 	uint32_t poll_mark;		/* the ring's (MGCAP_IOC_SET_POLL_MARK): bytes it wakes at */
 	char path[4096];		/* FILE.DEV@N, for dump_output */
 	struct dump_interface iface;
@@ -245,10 +257,17 @@ static int open_queue(struct queue_file *qf, int tstamp)
 		fprintf(stderr, "mgdump: %s: %s\n", qf->devnode, e.msg);
 		return -1;
 	}
+	/* (whole pages: an eighth of the ring, at most WAKE_MARK_MAX, at least a page) */
+	qf->wake_mark = qf->pg.r.data_size / 8 < WAKE_MARK_MAX ?
+			(uint32_t)(qf->pg.r.data_size / 8) : WAKE_MARK_MAX;
+	qf->wake_mark &= ~(uint32_t)(MGCAP_PAGE_SIZE - 1);
+	if (!qf->wake_mark)
+		qf->wake_mark = MGCAP_PAGE_SIZE;
+	qf->poll_mark = qf->wake_mark;
 	qf->snaplen = cfg.snaplen < qf->pg.r.info.snaplen ? cfg.snaplen : qf->pg.r.info.snaplen;
 	if (ioctl(qf->pg.r.fd, MGCAP_IOC_SET_SNAPLEN, &qf->snaplen) ||
 	    ioctl(qf->pg.r.fd, MGCAP_IOC_SET_DIRECTIONS, &directions) ||
-	    ioctl(qf->pg.r.fd, MGCAP_IOC_SET_POLL_MARK, &(uint32_t){ MGCAP_PAGE_SIZE })) {
+	    ioctl(qf->pg.r.fd, MGCAP_IOC_SET_POLL_MARK, &qf->poll_mark)) {
 		fprintf(stderr, "mgdump: %s: %s\n", qf->devnode, strerror(errno));
 		return -1;
 	}
@@ -260,7 +279,6 @@ static int open_queue(struct queue_file *qf, int tstamp)
 		return -1;
 	}
 	qf->index_at = qf->pg.r.tail;
-	qf->poll_mark = MGCAP_PAGE_SIZE;
 	/* (a quarter of a small ring, whole pages: the others go on while one is written) */
 	qf->write_max = qf->pg.r.data_size / 4 < WRITE_MAX ? qf->pg.r.data_size / 4 : WRITE_MAX;
 	qf->write_max &= ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
@@ -363,20 +381,36 @@ static int drain(struct queue_file *qf)
 	return ret;
 }
 
+/* Bytes of whole pages the kernel wrote past those handed out, up to ring index @end. */
+static uint64_t pages_ready(const struct queue_file *qf, uint64_t end)
+{
+	uint64_t head = __atomic_load_n(&qf->pg.r.ctrl->producer, __ATOMIC_ACQUIRE) &
+			~(uint64_t)(MGCAP_PAGE_SIZE - 1);
+
+	if (end - qf->pg.handed < head - qf->pg.handed)
+		head = end;
+	return head - qf->pg.handed;
+}
+
 /*
  * The ring's whole pages up to ring index @end (UINT64_MAX: as far as the
  * kernel wrote them), asked to be written while writes may be in flight
  * (those done taken back), or until the disk is full; 0, or -1 (it said
  * why).  The file ends past them now (a full disk is seen when they are
- * taken back).
+ * taken back).  With @whole, a write shorter than write_max waits while
+ * another is in flight: each completion would otherwise send the few pages
+ * that came meanwhile, at a write's whole cost (make bench-record: 1514-byte
+ * frames cost 380 instructions a packet more through io_uring so).
  */
-static int write_ready(struct queue_file *qf, uint64_t end)
+static int write_ready(struct queue_file *qf, uint64_t end, int whole)
 {
 	const uint8_t *first;
 	uint64_t n;
 
 	while (!qf->full_until && !qf->ended &&
 	       paged_writes_in_flight(&qf->out.writes) < PAGED_WRITES_DEPTH &&
+	       (!whole || !paged_writes_in_flight(&qf->out.writes) ||
+		pages_ready(qf, end) >= qf->write_max) &&
 	       (n = mgcap_pages_next(&qf->pg, end - qf->pg.handed > qf->write_max ?
 				     qf->pg.handed + qf->write_max : end, &first)) > 0) {
 		int ret = write_out(qf, first, n);
@@ -400,7 +434,7 @@ static int write_through(struct queue_file *qf, uint64_t end)
 
 	do {
 		handed = qf->pg.handed;
-		if (write_ready(qf, end))
+		if (write_ready(qf, end, 0))
 			return -1;
 		ret = drain(qf);
 	} while (!ret && !qf->full_until && !qf->ended && qf->pg.handed != handed);
@@ -409,6 +443,7 @@ static int write_through(struct queue_file *qf, uint64_t end)
 
 static uint64_t file_limit(const struct queue_file *qf);
 static int end_file_at(struct queue_file *qf, uint64_t end);
+static int end_full_files(struct queue_file *qf, uint64_t end);
 
 /*
  * What the ring holds, in whole pages up to *@end: the kernel fills the
@@ -448,12 +483,8 @@ static int write_all_held(struct queue_file *qf)
 {
 	uint64_t end;
 
-	if (fill_page(qf, &end))
+	if (fill_page(qf, &end) || end_full_files(qf, end))
 		return -1;
-	while (qf->out.rotate_bytes && !qf->ended && !qf->full_until &&
-	       end - qf->pg.handed > dump_output_room(&qf->out))
-		if (end_file_at(qf, end))
-			return -1;
 	return qf->ended || qf->full_until ? 0 : write_through(qf, end);
 }
 
@@ -720,13 +751,32 @@ static void room_again(struct queue_file *qf)
 	qf->full_dropped = 0;
 }
 
-static int next_file(struct queue_file *qf)
+/*
+ * -C: the files that take what the ring holds up to @end, each as full as
+ * its size lets it be, until the current one has room for the rest (the
+ * thread may be a wakeup behind the ring): 0, or -1 (it said why).
+ */
+static int end_full_files(struct queue_file *qf, uint64_t end)
+{
+	while (qf->out.rotate_bytes && !qf->ended && !qf->full_until &&
+	       end - qf->pg.handed > dump_output_room(&qf->out))
+		if (end_file_at(qf, end))
+			return -1;
+	return 0;
+}
+
+/*
+ * The file ends: with -C where it is full, or (@at_end: a SIGHUP, -G's
+ * period) where the ring's blocks end now, after the full files before
+ * that.  0, or -1 (it said why).
+ */
+static int next_file(struct queue_file *qf, int at_end)
 {
 	uint64_t end;
 
-	if (fill_page(qf, &end))
+	if (fill_page(qf, &end) || end_full_files(qf, end))
 		return -1;
-	return end ? end_file_at(qf, end) : 0;
+	return !at_end || qf->ended || qf->full_until ? 0 : end_file_at(qf, end);
 }
 
 /*
@@ -755,14 +805,14 @@ static void finish_writes(struct queue_file *qf)
 }
 
 /*
- * The thread sleeps until a write is done, or a page comes past those in
- * flight (the ring's poll mark moved past them: its readiness counts them),
- * or, with none in flight, the ring's next page; 0.1 s at most.
+ * The thread sleeps until a write is done, or the wake mark's pages come
+ * past those in flight (the ring's poll mark moved past them: its
+ * readiness counts them); 0.1 s at most.
  */
 static void sleep_on(struct queue_file *qf, struct pollfd pfd[2])
 {
 	unsigned int flying = paged_writes_in_flight(&qf->out.writes);
-	uint64_t mark = qf->pg.handed - qf->pg.r.tail + MGCAP_PAGE_SIZE;
+	uint64_t mark = qf->pg.handed - qf->pg.r.tail + qf->wake_mark;
 	uint32_t want = mark < qf->pg.r.data_size ? (uint32_t)mark : (uint32_t)qf->pg.r.data_size;
 
 	if (flying == PAGED_WRITES_DEPTH) {
@@ -815,11 +865,14 @@ static void *queue_main(void *arg)
 		if (hups != qf->hangups ||
 		    dump_output_due(&qf->out, __atomic_load_n(&qf->pg.r.ctrl->producer,
 							   __ATOMIC_ACQUIRE) - qf->pg.handed)) {
+			/* (due with nothing pending: -G's period is over) */
+			int at_end = hups != qf->hangups || dump_output_due(&qf->out, 0);
+
 			qf->hangups = hups;
-			qf->failed = next_file(qf);
+			qf->failed = next_file(qf, at_end);
 			continue;
 		}
-		qf->failed = write_ready(qf, file_limit(qf));
+		qf->failed = write_ready(qf, file_limit(qf), 1);
 		if (qf->out.bytes_total != before) {
 			last_write = now;
 			if (!qf->full_until)
