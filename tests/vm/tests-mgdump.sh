@@ -237,7 +237,9 @@ per_queue_full_disk() {
 	[ "$(capinfos -c "$TMP/all.pcapng" | awk '/Number of packets/ {print $NF}')" = "$written" ] ||
 		bad "mgcap-extract by the indexes: not $written packets: $(cat "$TMP/x")"
 	say "indexes: $(ls "$TMP"/disk/*.idx | wc -l); $(cat "$TMP/x")"
-	[ "${diskdrop:-0}" -gt 0 ] && [ "$written" -gt 5000 ] ||
+	# (the first burst written in part, or not at all: a write of up to a MiB
+	# that finds less room keeps what it wrote, which may be nothing)
+	[ "${diskdrop:-0}" -gt 0 ] && [ "$written" -ge 5000 ] ||
 		bad "nothing dropped for the full disk, or too little written after it: $line"
 	[ $((written + diskdrop + ringdrop)) -eq 10000 ] || bad "written + dropped != 10000: $line"
 	grep -q "\"name\":\"mgt0@0\",\"received\":10000,\"sent\":0,\"written\":$written,\"dropped_ring\":$ringdrop,\"dropped_buffer\":0,\"dropped_disk_full\":$diskdrop," \
