@@ -41,21 +41,22 @@ static void remove_file(int fd, const char *dir, const char *path)
 }
 
 /*
- * @w set up with io_uring (@async), or for writes made at once: 0, or -1
- * where this host has no io_uring (a sandbox's seccomp may forbid it:
- * said, and that half passed by)
+ * @w set up with io_uring (@async), or for writes made at once, and a file
+ * for them (new_file()'s): its descriptor, or -1 where this host has no
+ * io_uring (a sandbox's seccomp may forbid it: said, and that half passed
+ * by)
  */
-static int set_up(struct paged_writes *w, int async)
+static int set_up(struct paged_writes *w, int async, char *dir, char *path, size_t len)
 {
 	if (!async) {
 		memset(w, 0, sizeof(*w));
-		return 0;
+	} else if (paged_writes_init(w)) {
+		CU_ASSERT(errno == ENOSYS || errno == EPERM);
+		fprintf(stderr, "(no io_uring here: %s; writes made at once only) ",
+			strerror(errno));
+		return -1;
 	}
-	if (paged_writes_init(w) == 0)
-		return 0;
-	CU_ASSERT(errno == ENOSYS || errno == EPERM);
-	fprintf(stderr, "(no io_uring here: %s; writes made at once only) ", strerror(errno));
-	return -1;
+	return new_file(dir, path, len);
 }
 
 static void writes_are_taken_back_in_order(int async)
@@ -67,9 +68,9 @@ static void writes_are_taken_back_in_order(int async)
 	unsigned int i;
 	int fd;
 
-	if (set_up(&w, async))
+	fd = set_up(&w, async, dir, path, sizeof(path));
+	if (fd < 0)
 		return;
-	fd = new_file(dir, path, sizeof(path));
 	for (i = 0; i < PAGED_WRITES_DEPTH; i++) {
 		memset(pages[i], 'a' + (int)i, PAGE);
 		/* (asked for last first: the places, not the order, make the file) */
@@ -122,9 +123,9 @@ static void a_failure_stops_what_is_taken(int async, int one_write)
 	unsigned int i;
 	int fd;
 
-	if (set_up(&w, async))
+	fd = set_up(&w, async, dir, path, sizeof(path));
+	if (fd < 0)
 		return;
-	fd = new_file(dir, path, sizeof(path));
 	CU_ASSERT_FATAL(getrlimit(RLIMIT_FSIZE, &was) == 0);
 	limit = was;
 	limit.rlim_cur = 3 * PAGE;

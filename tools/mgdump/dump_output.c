@@ -512,10 +512,8 @@ int dump_output_rotate(struct dump_output *o)
 /* Paged output: the pages' write asked for, at the file's end, which moves past them now. */
 static int write_pages(struct dump_output *o, const uint8_t *pages, size_t len)
 {
-	if (len > INT32_MAX || paged_writes_submit(&o->writes, o->fd, pages, (uint32_t)len,
-						   o->file_bytes)) {
-		snprintf(o->error, sizeof(o->error), "%s: %s", o->current,
-			 strerror(len > INT32_MAX ? EINVAL : errno));
+	if (paged_writes_submit(&o->writes, o->fd, pages, len, o->file_bytes)) {
+		snprintf(o->error, sizeof(o->error), "%s: %s", o->current, strerror(errno));
 		return -1;
 	}
 	/* (bytes_total counts them once written: dump_output_reap()) */

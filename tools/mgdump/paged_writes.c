@@ -64,7 +64,7 @@ static int queue_write(struct paged_writes *w, unsigned int n)
 	return ret < 0 ? ret : 0;
 }
 
-int paged_writes_submit(struct paged_writes *w, int fd, const void *p, uint32_t len,
+int paged_writes_submit(struct paged_writes *w, int fd, const void *p, size_t len,
 			uint64_t offset)
 {
 	struct paged_write *s = &w->slot[w->asked % PAGED_WRITES_DEPTH];
@@ -74,9 +74,9 @@ int paged_writes_submit(struct paged_writes *w, int fd, const void *p, uint32_t 
 		errno = w->broken ? -w->broken : len > INT32_MAX ? EINVAL : EBUSY;
 		return -1;
 	}
-	*s = (struct paged_write){ .fd = fd, .p = p, .offset = offset, .len = len };
+	*s = (struct paged_write){ .fd = fd, .p = p, .offset = offset, .len = (uint32_t)len };
 	if (!w->async) {
-		s->res = write_now(fd, p, len, offset);
+		s->res = write_now(fd, p, s->len, offset);
 		s->written = s->res > 0 ? (uint32_t)s->res : 0;
 		s->done = 1;
 		w->asked++;

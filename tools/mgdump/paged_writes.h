@@ -14,6 +14,7 @@
 #define MGDUMP_PAGED_WRITES_H
 
 #include <liburing.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define PAGED_WRITES_DEPTH	8U
@@ -58,9 +59,10 @@ static inline unsigned int paged_writes_in_flight(const struct paged_writes *w)
 /*
  * A write of @len bytes at @p to @fd at @offset, asked for (made at once
  * without io_uring): 0, or -1 with errno (EBUSY: PAGED_WRITES_DEPTH in
- * flight, take some back first).  Its failure shows in err once taken back.
+ * flight, take some back first; EINVAL: more than INT32_MAX bytes).  Its
+ * failure shows in err once taken back.
  */
-int paged_writes_submit(struct paged_writes *w, int fd, const void *p, uint32_t len,
+int paged_writes_submit(struct paged_writes *w, int fd, const void *p, size_t len,
 			uint64_t offset);
 
 /*

@@ -129,6 +129,28 @@ static void (*file_done)(const char *path, void *arg);
 static int device_tstamp[MGCAP_MAX_DEVICES];
 static struct mgcap_hwts_claim device_hwts[MGCAP_MAX_DEVICES];
 
+/* The ring index up to which the kernel wrote @qf's ring (its blocks whole there). */
+static uint64_t produced(const struct queue_file *qf)
+{
+	/* pairs with the kernel's release store of producer */
+	return __atomic_load_n(&qf->pg.r.ctrl->producer, __ATOMIC_ACQUIRE);
+}
+
+/* The end of the last page the kernel wrote whole in @qf's ring. */
+static uint64_t produced_pages(const struct queue_file *qf)
+{
+	return produced(qf) & ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
+}
+
+/* A 1/@parts share of @qf's ring in whole pages, @most at most, a page at least. */
+static uint64_t ring_share(const struct queue_file *qf, unsigned int parts, uint64_t most)
+{
+	uint64_t share = qf->pg.r.data_size / parts < most ? qf->pg.r.data_size / parts : most;
+
+	share &= ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
+	return share ? share : MGCAP_PAGE_SIZE;
+}
+
 /*
  * FILE.DEV@N.EXT: before FILE's extension, or with ".pcapng" where its name
  * has none ("x.pcapng", "x": "x.eth0@1.pcapng"), so that -C's numbers, put
@@ -257,12 +279,7 @@ static int open_queue(struct queue_file *qf, int tstamp)
 		fprintf(stderr, "mgdump: %s: %s\n", qf->devnode, e.msg);
 		return -1;
 	}
-	/* (whole pages: an eighth of the ring, at most WAKE_MARK_MAX, at least a page) */
-	qf->wake_mark = qf->pg.r.data_size / 8 < WAKE_MARK_MAX ?
-			(uint32_t)(qf->pg.r.data_size / 8) : WAKE_MARK_MAX;
-	qf->wake_mark &= ~(uint32_t)(MGCAP_PAGE_SIZE - 1);
-	if (!qf->wake_mark)
-		qf->wake_mark = MGCAP_PAGE_SIZE;
+	qf->wake_mark = (uint32_t)ring_share(qf, 8, WAKE_MARK_MAX);
 	qf->poll_mark = qf->wake_mark;
 	qf->snaplen = cfg.snaplen < qf->pg.r.info.snaplen ? cfg.snaplen : qf->pg.r.info.snaplen;
 	if (ioctl(qf->pg.r.fd, MGCAP_IOC_SET_SNAPLEN, &qf->snaplen) ||
@@ -279,11 +296,8 @@ static int open_queue(struct queue_file *qf, int tstamp)
 		return -1;
 	}
 	qf->index_at = qf->pg.r.tail;
-	/* (a quarter of a small ring, whole pages: the others go on while one is written) */
-	qf->write_max = qf->pg.r.data_size / 4 < WRITE_MAX ? qf->pg.r.data_size / 4 : WRITE_MAX;
-	qf->write_max &= ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
-	if (!qf->write_max)
-		qf->write_max = MGCAP_PAGE_SIZE;
+	/* (a quarter of a small ring: the others go on while one is written) */
+	qf->write_max = ring_share(qf, 4, WRITE_MAX);
 	/* (the first reader's ring counts from the capture's start: ours from here) */
 	if (ioctl(qf->pg.r.fd, MGCAP_IOC_STATS, &qf->base)) {
 		fprintf(stderr, "mgdump: %s: MGCAP_IOC_STATS: %s\n", qf->devnode, strerror(errno));
@@ -384,8 +398,7 @@ static int drain(struct queue_file *qf)
 /* Bytes of whole pages the kernel wrote past those handed out, up to ring index @end. */
 static uint64_t pages_ready(const struct queue_file *qf, uint64_t end)
 {
-	uint64_t head = __atomic_load_n(&qf->pg.r.ctrl->producer, __ATOMIC_ACQUIRE) &
-			~(uint64_t)(MGCAP_PAGE_SIZE - 1);
+	uint64_t head = produced_pages(qf);
 
 	if (end - qf->pg.handed < head - qf->pg.handed)
 		head = end;
@@ -461,8 +474,7 @@ static int fill_page(struct queue_file *qf, uint64_t *end)
 		fprintf(stderr, "mgdump: %s: MGCAP_IOC_FILL_PAGE: %s\n", qf->name, strerror(errno));
 		return -1;
 	}
-	*end = __atomic_load_n(&qf->pg.r.ctrl->producer, __ATOMIC_ACQUIRE) &
-	       ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
+	*end = produced_pages(qf);
 	return 0;
 }
 
@@ -686,8 +698,7 @@ static int drop_held(struct queue_file *qf)
 		if (round == DROP_ROUNDS)
 			return 1;
 		/* no room for the filler: the whole pages go first */
-		end = __atomic_load_n(&qf->pg.r.ctrl->producer, __ATOMIC_ACQUIRE) &
-		      ~(uint64_t)(MGCAP_PAGE_SIZE - 1);
+		end = produced_pages(qf);
 		if (mgcap_pages_drop(&qf->pg, end, &packets))
 			goto bad;
 		qf->full_dropped += packets;
@@ -863,8 +874,7 @@ static void *queue_main(void *arg)
 			continue;
 		}
 		if (hups != qf->hangups ||
-		    dump_output_due(&qf->out, __atomic_load_n(&qf->pg.r.ctrl->producer,
-							   __ATOMIC_ACQUIRE) - qf->pg.handed)) {
+		    dump_output_due(&qf->out, produced(qf) - qf->pg.handed)) {
 			/* (due with nothing pending: -G's period is over) */
 			int at_end = hups != qf->hangups || dump_output_due(&qf->out, 0);
 
@@ -880,8 +890,7 @@ static void *queue_main(void *arg)
 		}
 		else if (now - last_write >= QUIET_FLUSH_NS) {
 			/* a quiet queue: what it holds goes to the disk all the same */
-			if (__atomic_load_n(&qf->pg.r.ctrl->producer, __ATOMIC_ACQUIRE) !=
-			    qf->pg.handed)
+			if (produced(qf) != qf->pg.handed)
 				qf->failed = write_all_held(qf);
 			last_write = now;
 		}
