@@ -658,6 +658,7 @@ t_mgdump_bad_input() {
 	refused "-d takes frames apart, which one copy cannot" -i mgt0 -w "$TMP/x" --per-queue -d
 	refused "-c counts in one order" -i mgt0 -w "$TMP/x" --per-queue -c 10
 	refused "--writer-cpu: --per-queue's writers" -i mgt0 -w "$TMP/x" --per-queue --writer-cpu 0
+	refused "-B: --per-queue writes from the rings" -i mgt0 -w "$TMP/x" --per-queue -B 256
 	refused "a filter expression does not go with --per-queue" -i mgt0 -w "$TMP/x" --per-queue udp
 	[ ! -e "$TMP/x" ] || bad "a refused mgdump left $TMP/x"
 }

@@ -12,8 +12,10 @@
 #include "options.h"
 #include "parse.h"
 
-struct mgdump_config cfg = { .snaplen = MGDUMP_SNAPLEN_MAX, .buffer_bytes = 256ULL << 20, .writer_cpu = -1,
-			     .tstamp = -1 };
+/* (-B's default is applied after the options: --per-queue refuses -B given) */
+#define MGDUMP_BUFFER_DEFAULT (256ULL << 20)
+
+struct mgdump_config cfg = { .snaplen = MGDUMP_SNAPLEN_MAX, .writer_cpu = -1, .tstamp = -1 };
 
 /* -i: DEV, or mgcap:DEV (its capture started where nobody captures it) */
 static int parse_device(const char *arg, void *dest)
@@ -231,12 +233,12 @@ static const struct tool_help mgdump_help = {
 		 "space copies a packet's bytes (--index reads their headers).  A page holds\n"
 		 "filler blocks where the blocks leave it (a type pcapng's readers skip), so\n"
 		 "the files are whole pages; a quiet queue's packets reach the disk within a\n"
-		 "second.  The ring is the only buffer (-B does not apply): size it for the\n"
+		 "second.  The ring is the only buffer (-B is refused): size it for the\n"
 		 "bursts the disk does not take at once (mgcap start DEV ring-size SIZE).  -C\n"
 		 "keeps each file within its size; -G, -W, SIGHUP, -z, --index (beside each\n"
 		 "file), --max-disk, --max-age (over every queue's files), --stats,\n"
 		 "--prometheus and the service's watchdog work as below; -w -, --merged, -c,\n"
-		 "-d, --writer-cpu and a filter expression do not go with it.  A full disk\n"
+		 "-d, -B, --writer-cpu and a filter expression do not go with it.  A full disk\n"
 		 "ends a queue's file at its last whole block, and what comes is dropped and\n"
 		 "counted until there is room.  mergecap(1) makes the queues' files one, in\n"
 		 "time order; mgcap-extract(1) reads them, by their indexes, in time order.\n"
@@ -335,6 +337,8 @@ static int refuse_with_per_queue(void)
 			    "--duration ends a run of --per-queue" :
 		cfg.writer_cpu >= 0 ? "--writer-cpu: --per-queue's writers are its queues' threads, "
 				      "placed by --cpus" :
+		cfg.buffer_bytes ? "-B: --per-queue writes from the rings, its only buffer: size "
+				   "them (mgcap start DEV ring-size SIZE)" :
 		cfg.filter ? "a filter expression does not go with --per-queue: the kernel's filter "
 			     "lets a frame whose VLAN tag the NIC took out through unjudged, and one "
 			     "copy has no filter of its own to judge it" : NULL;
@@ -401,6 +405,8 @@ int mgdump_parse_args(int argc, char **argv)
 		return -1;
 	if (cfg.per_queue && refuse_with_per_queue())
 		return -1;
+	if (!cfg.buffer_bytes)
+		cfg.buffer_bytes = MGDUMP_BUFFER_DEFAULT;
 	for (i = 0; i < cfg.ncpus; i++)
 		if (check_cpu(cfg.cpus[i], "--cpus"))
 			return -1;
