@@ -2,7 +2,7 @@
 # tests the test NIC beside it (tests/mgtestnic/local.mk)
 KERNELS = @KERNELS@
 KMOD_FILES = kmod/Kbuild kmod/compat.h kmod/mgcap.h kmod/main.c kmod/capture.c \
-	kmod/coalescing.c kmod/ring.c kmod/pcapng.c kmod/queue.c kmod/tap.c kmod/reader.c kmod/filter.c kmod/chardev.c kmod/netlink.c
+	kmod/coalescing.c kmod/ring.c kmod/ring_mem.c kmod/pcapng.c kmod/queue.c kmod/tap.c kmod/reader.c kmod/filter.c kmod/chardev.c kmod/netlink.c
 EXTRA_DIST += $(KMOD_FILES)
 # Each (kernel, module) pair builds in build/KERNEL/MODULE from links to the
 # sources; Kbuild sees the uapi header only (MGCAP_UAPI).  The recipe names

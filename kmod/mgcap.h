@@ -16,8 +16,9 @@
  *               the autostop's reader count, its timer and its release
  *   queue.c     one receive queue: its ring, its readers' list, its lifetime
  *   tap.c       the tap of sent frames, in place while a reader takes them
- *   ring.c      one reader's ring: memory, the producer (hook side),
- *               counters, flags, wakeups, its format
+ *   ring.c      one reader's ring: the producer (hook side), counters,
+ *               flags, wakeups, its format, when its memory is renewed
+ *   ring_mem.c  a ring's pages: in runs, mapped into the kernel and a reader
  *   pcapng.c    a pcapng ring's blocks and its stamp line
  *   filter.c    a reader's classic BPF filter
  *
@@ -51,6 +52,13 @@ struct mgcap_filter_prog {
 
 struct mgcap_queue;
 
+/* A ring's pages (ring_mem.c), mapped in one run at @addr */
+struct mgcap_ring_mem {
+	void *addr;
+	struct page **pages;
+	unsigned int nr_pages;
+};
+
 /*
  * One reader's ring: its memory and indices, its counters, its reader's
  * settings and filter, its wake-up.  A queue's first reader reads the ring
@@ -64,7 +72,7 @@ struct mgcap_ring {
 	u64 mask;			/* data_size - 1 */
 	struct mgcap_ring_ctrl *ctrl;	/* first page of mem */
 	u8 *data;			/* mem + PAGE_SIZE */
-	void *mem;			/* vmalloc area that is mapped */
+	struct mgcap_ring_mem mem;	/* what readers map */
 	size_t mmap_size;
 	bool unprivileged;		/* a reader's without CAP_NET_ADMIN (mgcap_ring_charge()) */
 	struct mgcap_queue *q;		/* the queue it captures */
@@ -222,6 +230,12 @@ void mgcap_sent_tap_set_directions(struct mgcap_sent_tap *tap, struct mgcap_ring
 				   u32 directions);
 void mgcap_sent_tap_run(struct mgcap_sent_tap *tap);
 void mgcap_sent_tap_stop(struct mgcap_sent_tap *tap);
+
+/* ring_mem.c */
+int mgcap_ring_mem_alloc(struct mgcap_ring_mem *mem, size_t size, gfp_t gfp);
+void mgcap_ring_mem_free(struct mgcap_ring_mem *mem);
+int mgcap_ring_mem_map(const struct mgcap_ring_mem *mem, struct vm_area_struct *vma);
+bool mgcap_ring_mem_held(const struct mgcap_ring_mem *mem);
 
 /* ring.c */
 #define MGCAP_RING_READER	BIT(0)	/* a further reader's */

@@ -13,7 +13,6 @@
 #include <linux/poll.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 
 #include "compat.h"
 #include "mgcap.h"
@@ -110,20 +109,20 @@ static void mgcap_ring_write_ctrl(struct mgcap_ring *ring)
  * capture's belongs to the capture, not to whoever started it), and its
  * pages and their charge are refused beyond it rather than OOM-killed.
  */
-static void *mgcap_ring_alloc_mem(size_t size, unsigned int how)
+static int mgcap_ring_alloc_mem(struct mgcap_ring_mem *mem, size_t size, unsigned int how)
 {
-	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN;
+	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN;
 
 	if (how & MGCAP_RING_READER)
 		gfp |= __GFP_ACCOUNT | __GFP_RETRY_MAYFAIL;
-	return __vmalloc(size, gfp);
+	return mgcap_ring_mem_alloc(mem, size, gfp);
 }
 
-static void mgcap_ring_set_mem(struct mgcap_ring *ring, void *mem)
+static void mgcap_ring_set_mem(struct mgcap_ring *ring, const struct mgcap_ring_mem *mem)
 {
-	ring->mem = mem;
-	ring->ctrl = mem;
-	ring->data = (u8 *)mem + PAGE_SIZE;
+	ring->mem = *mem;
+	ring->ctrl = mem->addr;
+	ring->data = (u8 *)mem->addr + PAGE_SIZE;
 }
 
 /*
@@ -135,7 +134,7 @@ int mgcap_ring_init(struct mgcap_ring *ring, struct mgcap_queue *q, u64 data_siz
 		    unsigned int how)
 {
 	bool unprivileged = how & MGCAP_RING_UNPRIVILEGED;
-	void *mem;
+	struct mgcap_ring_mem mem;
 
 	/* the ABI: producer and consumer each on a cache line of their own */
 	BUILD_BUG_ON(offsetof(struct mgcap_ring_ctrl, producer) != 64);
@@ -148,14 +147,13 @@ int mgcap_ring_init(struct mgcap_ring *ring, struct mgcap_queue *q, u64 data_siz
 
 	if (!mgcap_ring_charge(PAGE_SIZE + data_size, unprivileged))
 		return -ENOMEM;
-	mem = mgcap_ring_alloc_mem(PAGE_SIZE + data_size, how);
-	if (!mem) {
+	if (mgcap_ring_alloc_mem(&mem, PAGE_SIZE + data_size, how)) {
 		mgcap_ring_uncharge(PAGE_SIZE + data_size, unprivileged);
 		return -ENOMEM;
 	}
 	ring->unprivileged = unprivileged;
 	ring->mmap_size = PAGE_SIZE + data_size;
-	mgcap_ring_set_mem(ring, mem);
+	mgcap_ring_set_mem(ring, &mem);
 	ring->mask = data_size - 1;
 	ring->q = q;
 	ring->default_snaplen = snaplen;
@@ -178,69 +176,44 @@ void mgcap_ring_destroy(struct mgcap_ring *ring)
 	put_pid(ring->reader_pid);
 	mgcap_ring_uncharge(ring->mmap_size, ring->unprivileged);
 	hrtimer_cancel(&ring->wake_timer);
-	vfree(ring->mem);
+	mgcap_ring_mem_free(&ring->mem);
 }
 
-/*
- * The whole ring into @vma, page by page as remap_vmalloc_range() would
- * (which takes only vmalloc_user()'s areas, never charged to a cgroup).
- */
+/* The whole ring into @vma. */
 int mgcap_ring_map(struct mgcap_ring *ring, struct vm_area_struct *vma)
 {
-	size_t off;
 	int err;
 
 	if (vma->vm_pgoff != 0 || vma->vm_end - vma->vm_start != ring->mmap_size)
 		return -EINVAL;
-	for (off = 0; off < ring->mmap_size; off += PAGE_SIZE) {
-		err = vm_insert_page(vma, vma->vm_start + off,
-				     vmalloc_to_page((u8 *)ring->mem + off));
-		if (err)
-			return err;
-	}
+	err = mgcap_ring_mem_map(&ring->mem, vma);
+	if (err)
+		return err;
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	return 0;
 }
 
 /*
- * Whether anything but the ring itself holds one of its pages (each has one
- * reference, its own, while nothing maps it): a reference taken through a
- * mapping (get_user_pages(): an O_DIRECT or FUSE read into it still in
- * flight, a vmsplice()) outlives the mapping and its file, and whoever
- * took it could write into the ring while the next reader reads it.
- */
-static bool mgcap_ring_pages_held(const struct mgcap_ring *ring)
-{
-	size_t off;
-
-	for (off = 0; off < ring->mmap_size; off += PAGE_SIZE)
-		if (page_count(vmalloc_to_page((u8 *)ring->mem + off)) != 1)
-			return true;
-	return false;
-}
-
-/*
  * Before a new first reader of the queue's own ring, while nothing maps it:
- * where its last reader left a page held (see above), the ring gets new
+ * where its last reader left a page held (mgcap_ring_mem_held()), the ring gets new
  * memory, empty (what arrived since the close was open to that writer),
  * and the old goes to whoever holds it.  0, or -ENOMEM.
  */
 int mgcap_ring_renew_held(struct mgcap_ring *ring)
 {
-	void *fresh, *old;
+	struct mgcap_ring_mem fresh, old;
 
-	if (!mgcap_ring_pages_held(ring))
+	if (!mgcap_ring_mem_held(&ring->mem))
 		return 0;
-	fresh = mgcap_ring_alloc_mem(ring->mmap_size, 0);
-	if (!fresh)
+	if (mgcap_ring_alloc_mem(&fresh, ring->mmap_size, 0))
 		return -ENOMEM;
 	spin_lock_bh(&ring->lock);
 	old = ring->mem;
-	mgcap_ring_set_mem(ring, fresh);
+	mgcap_ring_set_mem(ring, &fresh);
 	mgcap_ring_write_ctrl(ring);
 	spin_unlock_bh(&ring->lock);
 	/* (every other use of the memory is under the lock, or the reader's own) */
-	vfree(old);
+	mgcap_ring_mem_free(&old);
 	return 0;
 }
 

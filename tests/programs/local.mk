@@ -1,7 +1,7 @@
 # Programs the VM tests run: each sees lib, or only libpcap's API
 noinst_PROGRAMS += tests/programs/mgcap-ringcheck tests/programs/mgcap-badinput \
 	tests/programs/mgcap-wait tests/programs/mgcap-udpcount tests/programs/mgcap-pcapcheck \
-	tests/programs/mgcap-pcaptest tests/programs/mgcap-ctlfuzz
+	tests/programs/mgcap-pcaptest tests/programs/mgcap-ctlfuzz tests/programs/mgcap-pageruns
 # the test NIC's frame layout, which the checkers verify byte by byte
 PROGRAMS_CPPFLAGS = $(LIB_CPPFLAGS) -I$(srcdir)/tests
 tests_programs_mgcap_ringcheck_SOURCES = tests/programs/mgcap-ringcheck.c
@@ -26,3 +26,6 @@ tests_programs_mgcap_ctlfuzz_SOURCES = tests/programs/mgcap-ctlfuzz.c
 tests_programs_mgcap_ctlfuzz_CPPFLAGS = $(PROGRAMS_CPPFLAGS)
 tests_programs_mgcap_ctlfuzz_CFLAGS = $(AM_CFLAGS) $(LIBNL_CFLAGS)
 tests_programs_mgcap_ctlfuzz_LDADD = $(LIBMGCAP) -lpthread
+tests_programs_mgcap_pageruns_SOURCES = tests/programs/mgcap-pageruns.c
+tests_programs_mgcap_pageruns_CPPFLAGS = $(PROGRAMS_CPPFLAGS)
+tests_programs_mgcap_pageruns_LDADD = $(LIBMGCAP)

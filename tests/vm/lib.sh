@@ -31,6 +31,7 @@ WAIT=$B/tests/programs/mgcap-wait
 UDPCOUNT=$B/tests/programs/mgcap-udpcount
 PCAPCHECK=$B/tests/programs/mgcap-pcapcheck
 PCAPTEST=$B/tests/programs/mgcap-pcaptest
+PAGERUNS=$B/tests/programs/mgcap-pageruns
 RUN=$B/tools/mgcap-run
 # through the patched libpcap, as mgcap-run does for any program
 MGDUMP="$RUN $B/tools/mgdump/mgdump"

@@ -11,6 +11,7 @@ ALL_TESTS="
 	t_vlan_devices_frames_captured_and_dropped
 	t_one_queue_on_two_cpus
 	t_stalled_reader_loses_nothing_unread
+	t_ring_pages_lie_in_runs
 	t_drop_mode_keeps_frames_from_the_stack
 	t_mirror_mode_delivers_every_frame
 	t_mode_switch_under_load
@@ -231,6 +232,30 @@ t_stalled_reader_loses_nothing_unread() {
 	[ "$kept" = 431 ] || bad "the ring held $kept records, not 431"
 	# and the ring takes a burst it can hold (400 of 431 records) afterwards
 	$RINGCHECK --dev mgt0 --count 400 --stall
+}
+
+# A ring's data pages lie in physically contiguous runs of 64 KiB (16
+# pages), the queue's own ring and a further reader's alike: a direct I/O
+# write of the mapping (mgdump --per-queue) is then a segment a run, not a
+# page.  (A VM's memory is not fragmented: every run is given whole.)
+t_ring_pages_lie_in_runs() {
+	setup 1 && $MGCAP start mgt0 ring-size 1M >/dev/null || return 1
+	wait_start first $WAIT /dev/mgcap/mgt0@0 hup 60 || return 1
+	# (the first reader holds the queue's ring: this one gets its own)
+	$PAGERUNS /dev/mgcap/mgt0@0 >"$TMP/further" || return 1
+	$MGCAP stop mgt0 >/dev/null
+	wait_end first || return 1
+	$MGCAP start mgt0 ring-size 1M >/dev/null || return 1
+	$PAGERUNS /dev/mgcap/mgt0@0 >"$TMP/own" || return 1
+	for r_which in own further; do
+		say "$r_which ring: $(cat "$TMP/$r_which")"
+		read -r r_pages _ _ r_runs r_rest <"$TMP/$r_which"
+		r_longest=${r_rest##* the longest }
+		r_longest=${r_longest% pages}
+		[ "$r_pages" = 256 ] || bad "$r_which ring: $r_pages data pages, not 256"
+		[ "$r_runs" -le 16 ] && [ "$r_longest" -ge 16 ] ||
+			bad "$r_which ring: $r_runs runs, the longest $r_longest pages (at most 16, at least 16)"
+	done
 }
 
 # stack_gets MODE EXPECTED: capture 4 x 5000 frames in MODE, all of them exactly,

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mgcap ring memory: the pages a ring is made of, mapped in one run into the
+ * kernel (where the hook writes records) and into each reader's mapping.
+ *
+ * The data pages come in physically contiguous runs of up to 64 KiB, split
+ * into pages of their own.  A reader may write the ring's pages to a file as
+ * they lie in its mapping (mgdump --per-queue, with O_DIRECT): a run is then
+ * one segment of the write, one scatter-gather entry and one descriptor at
+ * the device, where vmalloc()'s scattered pages were one each.  64 KiB is the
+ * block layer's default largest segment (BLK_MAX_SEGMENT_SIZE): longer runs
+ * would gain little at most devices, and cost the allocator more.  A run the
+ * allocator cannot give at once falls back to shorter ones, down to single
+ * pages: never a reclaim or compaction for a long run.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "mgcap.h"
+
+#define MGCAP_RING_RUN_ORDER	4	/* 64 KiB with 4 KiB pages */
+
+/* Pages [@from, @to) of @mem, each its own order-0 page, back to the allocator. */
+static void mgcap_ring_mem_put_pages(struct mgcap_ring_mem *mem, unsigned int from,
+				     unsigned int to)
+{
+	while (from < to)
+		__free_page(mem->pages[from++]);
+}
+
+/*
+ * @nr pages from @first on, in runs as long as the allocator gives at once
+ * (at most 1 << @order pages): 0, or -ENOMEM with none of them kept.
+ */
+static int mgcap_ring_mem_fill(struct mgcap_ring_mem *mem, unsigned int first,
+			       unsigned int nr, unsigned int order, gfp_t gfp)
+{
+	unsigned int i = first, end = first + nr, j;
+	struct page *run;
+
+	while (i < end) {
+		order = min_t(unsigned int, order, ilog2(end - i));
+		/* a long run only if free now: no reclaim, no compaction, no warning */
+		run = alloc_pages(order ? (gfp & ~(__GFP_RECLAIM | __GFP_RETRY_MAYFAIL)) |
+				  __GFP_NOWARN : gfp, order);
+		if (!run && order) {
+			order--;
+			continue;
+		}
+		if (!run) {
+			mgcap_ring_mem_put_pages(mem, first, i);
+			return -ENOMEM;
+		}
+		/* each page with its own count: mapped and pinned one by one */
+		if (order)
+			split_page(run, order);
+		for (j = 0; j < 1U << order; j++)
+			mem->pages[i++] = run + j;
+	}
+	return 0;
+}
+
+/*
+ * @size bytes (whole pages), zeroed, into @mem: the first page alone (the
+ * control page), the rest in runs.  @gfp: as for the pages themselves
+ * (__GFP_ACCOUNT charges them to the caller's memory cgroup).  0, or -ENOMEM.
+ */
+int mgcap_ring_mem_alloc(struct mgcap_ring_mem *mem, size_t size, gfp_t gfp)
+{
+	unsigned int nr = size >> PAGE_SHIFT;
+
+	gfp |= __GFP_ZERO;
+	mem->nr_pages = nr;
+	mem->pages = kvmalloc_array(nr, sizeof(*mem->pages), gfp & ~__GFP_ZERO);
+	if (!mem->pages)
+		return -ENOMEM;
+	if (mgcap_ring_mem_fill(mem, 0, 1, 0, gfp))
+		goto free_array;
+	if (mgcap_ring_mem_fill(mem, 1, nr - 1, MGCAP_RING_RUN_ORDER, gfp))
+		goto free_first;
+	mem->addr = vmap(mem->pages, nr, VM_MAP, PAGE_KERNEL);
+	if (mem->addr)
+		return 0;
+	mgcap_ring_mem_put_pages(mem, 1, nr);
+free_first:
+	mgcap_ring_mem_put_pages(mem, 0, 1);
+free_array:
+	kvfree(mem->pages);
+	return -ENOMEM;
+}
+
+/*
+ * What mgcap_ring_mem_alloc() took.  A page something else still holds (see
+ * mgcap_ring_mem_held()) stays that holder's until it lets go.
+ */
+void mgcap_ring_mem_free(struct mgcap_ring_mem *mem)
+{
+	vunmap(mem->addr);
+	mgcap_ring_mem_put_pages(mem, 0, mem->nr_pages);
+	kvfree(mem->pages);
+}
+
+/* Every page of @mem into @vma, from its start (the caller checked the size). */
+int mgcap_ring_mem_map(const struct mgcap_ring_mem *mem, struct vm_area_struct *vma)
+{
+	unsigned long nr = mem->nr_pages;
+
+	return vm_insert_pages(vma, vma->vm_start, mem->pages, &nr);
+}
+
+/*
+ * Whether anything but the ring itself holds one of its pages (each has one
+ * reference, its own, while nothing maps it): a reference taken through a
+ * mapping (get_user_pages(): an O_DIRECT or FUSE read into it still in
+ * flight, a vmsplice()) outlives the mapping and its file, and whoever
+ * took it could write into the ring while the next reader reads it.
+ */
+bool mgcap_ring_mem_held(const struct mgcap_ring_mem *mem)
+{
+	unsigned int i;
+
+	for (i = 0; i < mem->nr_pages; i++)
+		if (page_count(mem->pages[i]) != 1)
+			return true;
+	return false;
+}
