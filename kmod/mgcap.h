@@ -52,7 +52,7 @@ struct mgcap_filter_prog {
 
 struct mgcap_queue;
 
-/* A ring's pages (ring_mem.c), mapped in one run at @addr */
+/* A ring's pages (ring_mem.c), mapped into the kernel at @addr, in order */
 struct mgcap_ring_mem {
 	void *addr;
 	struct page **pages;
@@ -70,8 +70,8 @@ struct mgcap_ring {
 	spinlock_t lock;		/* producers: one queue may run on several CPUs */
 	u64 head;			/* producer index; the kernel's own copy */
 	u64 mask;			/* data_size - 1 */
-	struct mgcap_ring_ctrl *ctrl;	/* first page of mem */
-	u8 *data;			/* mem + PAGE_SIZE */
+	struct mgcap_ring_ctrl *ctrl;	/* mem.addr: the first page */
+	u8 *data;			/* mem.addr + PAGE_SIZE */
 	struct mgcap_ring_mem mem;	/* what readers map */
 	size_t mmap_size;
 	bool unprivileged;		/* a reader's without CAP_NET_ADMIN (mgcap_ring_charge()) */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mgcap ring memory: the pages a ring is made of, mapped in one run into the
+ * mgcap ring memory: the pages a ring is made of, mapped in order into the
  * kernel (where the hook writes records) and into each reader's mapping.
  *
  * The data pages come in physically contiguous runs of up to 64 KiB, split
@@ -11,9 +11,12 @@
  * block layer's default largest segment (BLK_MAX_SEGMENT_SIZE): longer runs
  * would gain little at most devices, and cost the allocator more.  A run the
  * allocator cannot give at once falls back to shorter ones, down to single
- * pages: never a reclaim or compaction for a long run.
+ * pages: never a reclaim or compaction for a long run.  (Not being
+ * vmalloc()'s, the rings count in neither VmallocUsed nor a memory cgroup's
+ * vmalloc figure; a further reader's pages are its cgroup's kernel memory.)
  */
 #include <linux/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -25,28 +28,46 @@
 static void mgcap_ring_mem_put_pages(struct mgcap_ring_mem *mem, unsigned int from,
 				     unsigned int to)
 {
-	while (from < to)
+	while (from < to) {
 		__free_page(mem->pages[from++]);
+		/* (a GiB is 262,144 pages: as vfree() does) */
+		cond_resched();
+	}
+}
+
+/*
+ * A run of 1 << @order pages, zeroed, if one is free now; for order 0, one
+ * page as @gfp allows.  A long run takes no reclaim, no compaction, no
+ * warning and none of the reserves (the high-order atomic one keeps
+ * receive buffers coming while the ring is made), as a transparent huge
+ * page's light attempt.
+ */
+static struct page *mgcap_ring_mem_run(unsigned int order, gfp_t gfp)
+{
+	if (order)
+		gfp = (gfp & ~(__GFP_RECLAIM | __GFP_RETRY_MAYFAIL)) | __GFP_NOWARN |
+		      __GFP_NOMEMALLOC;
+	return alloc_pages(gfp, order);
 }
 
 /*
  * @nr pages from @first on, in runs as long as the allocator gives at once
- * (at most 1 << @order pages): 0, or -ENOMEM with none of them kept.
+ * (at most 1 << @max_order pages; each run tries the longest again, as a
+ * run may be missing for a moment): 0, or -ENOMEM with none of them kept,
+ * also when the task is killed on the way.
  */
 static int mgcap_ring_mem_fill(struct mgcap_ring_mem *mem, unsigned int first,
-			       unsigned int nr, unsigned int order, gfp_t gfp)
+			       unsigned int nr, unsigned int max_order, gfp_t gfp)
 {
-	unsigned int i = first, end = first + nr, j;
+	unsigned int i = first, end = first + nr, order = 0, j;
 	struct page *run;
 
 	while (i < end) {
-		order = min_t(unsigned int, order, ilog2(end - i));
-		/* a long run only if free now: no reclaim, no compaction, no warning */
-		run = alloc_pages(order ? (gfp & ~(__GFP_RECLAIM | __GFP_RETRY_MAYFAIL)) |
-				  __GFP_NOWARN : gfp, order);
-		if (!run && order) {
-			order--;
-			continue;
+		run = NULL;
+		if (!fatal_signal_pending(current)) {
+			order = min_t(unsigned int, max_order, ilog2(end - i));
+			while (!(run = mgcap_ring_mem_run(order, gfp)) && order)
+				order--;
 		}
 		if (!run) {
 			mgcap_ring_mem_put_pages(mem, first, i);
@@ -57,6 +78,7 @@ static int mgcap_ring_mem_fill(struct mgcap_ring_mem *mem, unsigned int first,
 			split_page(run, order);
 		for (j = 0; j < 1U << order; j++)
 			mem->pages[i++] = run + j;
+		cond_resched();
 	}
 	return 0;
 }

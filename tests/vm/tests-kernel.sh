@@ -237,7 +237,9 @@ t_stalled_reader_loses_nothing_unread() {
 # A ring's data pages lie in physically contiguous runs of 64 KiB (16
 # pages), the queue's own ring and a further reader's alike: a direct I/O
 # write of the mapping (mgdump --per-queue) is then a segment a run, not a
-# page.  (A VM's memory is not fragmented: every run is given whole.)
+# page.  (A VM's memory is hardly fragmented: a run of 16 is found at once,
+# mostly; at most 32 runs, for the few that fall back to 8.  With single
+# pages: 75 to 205 runs.)
 t_ring_pages_lie_in_runs() {
 	setup 1 && $MGCAP start mgt0 ring-size 1M >/dev/null || return 1
 	wait_start first $WAIT /dev/mgcap/mgt0@0 hup 60 || return 1
@@ -253,8 +255,8 @@ t_ring_pages_lie_in_runs() {
 		r_longest=${r_rest##* the longest }
 		r_longest=${r_longest% pages}
 		[ "$r_pages" = 256 ] || bad "$r_which ring: $r_pages data pages, not 256"
-		[ "$r_runs" -le 16 ] && [ "$r_longest" -ge 16 ] ||
-			bad "$r_which ring: $r_runs runs, the longest $r_longest pages (at most 16, at least 16)"
+		[ "$r_runs" -le 32 ] && [ "$r_longest" -ge 16 ] ||
+			bad "$r_which ring: $r_runs runs, the longest $r_longest pages (at most 32, at least 16)"
 	done
 }
 
