@@ -8,6 +8,7 @@
  */
 #include <linux/cdev.h>
 #include <linux/device.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/poll.h>
 #include <linux/uaccess.h>
@@ -223,6 +224,62 @@ static long mgcap_ioctl_fill_page(struct mgcap_ring *ring, u64 __user *arg)
 	return err ?: put_user(end, arg);
 }
 
+/*
+ * A write of @ring's pages the reader asked for (@req, copied once from
+ * user space, checked here): to any regular file it has open for writing.
+ */
+static long mgcap_write_pages(struct mgcap_ring *ring, const struct mgcap_write_pages *req)
+{
+	struct file *file;
+	long ret;
+
+	if (req->reserved || req->pos < 0)
+		return -EINVAL;
+	file = fget(req->fd);
+	if (!file)
+		return -EBADF;
+	ret = S_ISREG(file_inode(file)->i_mode) ?
+	      mgcap_ring_write_pages(ring, req->at, req->len, file, req->pos) : -EINVAL;
+	fput(file);
+	return ret;
+}
+
+static long mgcap_ioctl_write_pages(struct mgcap_ring *ring, void __user *arg)
+{
+	struct mgcap_write_pages req;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	return mgcap_write_pages(ring, &req);
+}
+
+/*
+ * MGCAP_URING_CMD_WRITE_PAGES.  The write blocks, so it is never made
+ * where io_uring asks not to block: it then makes it again in one of its
+ * workers (with the command copied), and several are in flight at once.
+ */
+static int mgcap_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
+{
+	struct mgcap_write_pages req;
+
+	if (ioucmd->cmd_op != MGCAP_URING_CMD_WRITE_PAGES)
+		return -ENOTTY;
+	/* (the command is larger than a 64-byte entry's room) */
+	if (!(issue_flags & IO_URING_F_SQE128))
+		return -EINVAL;
+	if (issue_flags & IO_URING_F_NONBLOCK)
+		return -EAGAIN;
+	/* once: the entry may be user space's memory */
+	memcpy(&req, mgcap_uring_cmd_payload(ioucmd), sizeof(req));
+	/*
+	 * Completed here, not by the return: 6.1's io-wq posts no completion
+	 * for a command that returns a count of bytes from its worker.
+	 */
+	io_uring_cmd_done(ioucmd, mgcap_write_pages(ioucmd->file->private_data, &req), 0,
+			  issue_flags);
+	return -EIOCBQUEUED;
+}
+
 static long mgcap_ioctl_set_tstamp_line(struct mgcap_ring *ring, void __user *arg)
 {
 	struct mgcap_tstamp_line line;
@@ -312,6 +369,8 @@ static long mgcap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case MGCAP_IOC_FILL_PAGE:
 		/* (after a stop too: a writer ends its file with what the ring kept) */
 		return mgcap_ioctl_fill_page(ring, uarg);
+	case MGCAP_IOC_WRITE_PAGES:
+		return mgcap_ioctl_write_pages(ring, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -325,6 +384,7 @@ static const struct file_operations mgcap_fops = {
 	.poll = mgcap_poll,
 	.unlocked_ioctl = mgcap_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.uring_cmd = mgcap_uring_cmd,
 };
 
 /* "mgcap/eth0@3"; sysfs spells '/' as '!' and devtmpfs turns it back */

@@ -236,6 +236,8 @@ int mgcap_ring_mem_alloc(struct mgcap_ring_mem *mem, size_t size, gfp_t gfp);
 void mgcap_ring_mem_free(struct mgcap_ring_mem *mem);
 int mgcap_ring_mem_map(const struct mgcap_ring_mem *mem, struct vm_area_struct *vma);
 bool mgcap_ring_mem_held(const struct mgcap_ring_mem *mem);
+ssize_t mgcap_ring_mem_write(const struct mgcap_ring_mem *mem, unsigned int first,
+			     unsigned int nr, struct file *file, loff_t pos);
 
 /* ring.c */
 #define MGCAP_RING_READER	BIT(0)	/* a further reader's */
@@ -245,6 +247,8 @@ int mgcap_ring_init(struct mgcap_ring *ring, struct mgcap_queue *q, u64 data_siz
 void mgcap_ring_destroy(struct mgcap_ring *ring);
 int mgcap_ring_map(struct mgcap_ring *ring, struct vm_area_struct *vma);
 int mgcap_ring_renew_held(struct mgcap_ring *ring);
+ssize_t mgcap_ring_write_pages(struct mgcap_ring *ring, u64 at, u64 len, struct file *file,
+			       loff_t pos);
 u64 mgcap_ring_out_of_order(struct mgcap_ring *ring);
 void mgcap_ring_capture(struct mgcap_ring *ring, struct sk_buff *skb, u16 queue);
 void mgcap_ring_detach(struct mgcap_ring *ring);

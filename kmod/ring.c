@@ -194,6 +194,20 @@ int mgcap_ring_map(struct mgcap_ring *ring, struct vm_area_struct *vma)
 }
 
 /*
+ * MGCAP_IOC_WRITE_PAGES for @ring's reader: @at and @len whole pages, @len
+ * within the data area (checked here: they are the reader's).  Its memory
+ * stays while the reader's ioctl runs: only a new first reader renews it.
+ */
+ssize_t mgcap_ring_write_pages(struct mgcap_ring *ring, u64 at, u64 len, struct file *file,
+			       loff_t pos)
+{
+	if (!len || (at | len) & ~PAGE_MASK || len > ring->mask + 1)
+		return -EINVAL;
+	return mgcap_ring_mem_write(&ring->mem, (at & ring->mask) >> PAGE_SHIFT,
+				    len >> PAGE_SHIFT, file, pos);
+}
+
+/*
  * Before a new first reader of the queue's own ring, while nothing maps it:
  * where its last reader left a page held (mgcap_ring_mem_held()), the ring gets new
  * memory, empty (what arrived since the close was open to that writer),

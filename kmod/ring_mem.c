@@ -15,11 +15,15 @@
  * vmalloc()'s, the rings count in neither VmallocUsed nor a memory cgroup's
  * vmalloc figure; a further reader's pages are its cgroup's kernel memory.)
  */
+#include <linux/bvec.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "mgcap.h"
 
 #define MGCAP_RING_RUN_ORDER	4	/* 64 KiB with 4 KiB pages */
@@ -146,4 +150,37 @@ bool mgcap_ring_mem_held(const struct mgcap_ring_mem *mem)
 		if (page_count(mem->pages[i]) != 1)
 			return true;
 	return false;
+}
+
+/*
+ * @nr data pages of @mem from data page @first on (wrapping at the data
+ * area's end) written to @file at @pos, from the pages themselves: one
+ * vector a run of pages that follow each other in memory.  The bytes
+ * written, or an error, as vfs_iter_write().
+ */
+ssize_t mgcap_ring_mem_write(const struct mgcap_ring_mem *mem, unsigned int first,
+			     unsigned int nr, struct file *file, loff_t pos)
+{
+	unsigned int data_pages = mem->nr_pages - 1, nvec = 0, i;
+	unsigned long last_pfn = 0;
+	struct iov_iter iter;
+	struct bio_vec *bv;
+	ssize_t ret;
+
+	bv = kvmalloc_array(nr, sizeof(*bv), GFP_KERNEL_ACCOUNT);
+	if (!bv)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		struct page *page = mem->pages[1 + (first + i) % data_pages];
+
+		if (nvec && page_to_pfn(page) == last_pfn + 1)
+			bv[nvec - 1].bv_len += PAGE_SIZE;
+		else
+			bvec_set_page(&bv[nvec++], page, PAGE_SIZE, 0);
+		last_pfn = page_to_pfn(page);
+	}
+	iov_iter_bvec(&iter, ITER_SOURCE, bv, nvec, (size_t)nr << PAGE_SHIFT);
+	ret = mgcap_vfs_iter_write(file, &iter, &pos);
+	kvfree(bv);
+	return ret;
 }

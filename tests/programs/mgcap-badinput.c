@@ -20,6 +20,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include <linux/filter.h>
+#include <liburing.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
@@ -643,6 +644,159 @@ static void pcapng_ring_cases(const char *dev)
 	mgcap_reader_close(&pg.r);
 }
 
+/* --- the module writing a ring's pages to a file ---------------------------- */
+
+static int write_pages(int ring_fd, int fd, uint64_t at, uint64_t len, int64_t pos)
+{
+	struct mgcap_write_pages req = { .fd = fd, .at = at, .len = len, .pos = pos };
+
+	return ioctl(ring_fd, MGCAP_IOC_WRITE_PAGES, &req);
+}
+
+/* Whether the @len bytes of @fd at @pos are @r's data from ring index @at on */
+static int file_holds_ring(const struct mgcap_reader *r, int fd, uint64_t at, uint64_t len,
+			   off_t pos)
+{
+	uint8_t *buf = malloc(len);
+	int same = buf && pread(fd, buf, len, pos) == (ssize_t)len;
+	uint64_t i;
+
+	for (i = 0; same && i < len; i += 4096)
+		same = !memcmp(buf + i, r->data + ((at + i) & (r->data_size - 1)), 4096);
+	free(buf);
+	return same;
+}
+
+/*
+ * MGCAP_URING_CMD_WRITE_PAGES (@cmd_op) of @req, in a ring set up with
+ * @setup_flags: its result, or the ring's -errno
+ */
+static int uring_write_pages(int ring_fd, const struct mgcap_write_pages *req, uint32_t cmd_op,
+			     unsigned int setup_flags)
+{
+	struct io_uring uring;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int ret = io_uring_queue_init(2, &uring, setup_flags);
+
+	if (ret < 0)
+		return ret;
+	sqe = io_uring_get_sqe(&uring);
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, ring_fd, NULL, 0, 0);
+	sqe->cmd_op = cmd_op;
+	/* (a 64-byte entry has room for 16 bytes of command: the kernel must not read on) */
+	if (setup_flags & IORING_SETUP_SQE128)
+		memcpy(sqe->cmd, req, sizeof(*req));
+	ret = io_uring_submit_and_wait(&uring, 1);
+	if (ret >= 0)
+		ret = io_uring_wait_cqe(&uring, &cqe);
+	if (ret == 0) {
+		ret = cqe->res;
+		io_uring_cqe_seen(&uring, cqe);
+	}
+	io_uring_queue_exit(&uring);
+	return ret;
+}
+
+static void check_uring(int res, int want, const char *name)
+{
+	char detail[128];
+
+	snprintf(detail, sizeof(detail), "result %d (want %d)", res, want);
+	check(res == want, name, detail);
+}
+
+/*
+ * MGCAP_IOC_WRITE_PAGES and its io_uring command: the files, ranges and
+ * fields it refuses, and writes that wrap at the data area's end holding
+ * what the mapping holds.  Queue 0 of @dev, with frames in its ring.
+ */
+static void write_pages_cases(const char *dev)
+{
+	struct mgcap_write_pages req;
+	struct mgcap_reader r;
+	char node[128], err[256], path[64];
+	uint64_t size;
+	int file, other, pipefd[2];
+	const int64_t page = 4096;
+
+	snprintf(node, sizeof(node), MGCAP_DEVNODE_DIR "/%s@0", dev);
+	if (mgcap_reader_open(&r, node, err, sizeof(err)) < 0) {
+		check(0, "open for the write cases", err);
+		return;
+	}
+	size = r.data_size;
+	/* (a regular file of tmpfs, wherever the tests' directory is) */
+	file = memfd_create("mgcap-badinput", 0);
+	if (file < 0 || pipe(pipefd)) {
+		check(0, "a file and a pipe to write to", strerror(errno));
+		exit(1);
+	}
+	generate(dev, 500);
+
+	check_errno(write_pages(r.fd, -1, 0, page, 0), EBADF, "a write to no file");
+	req = (struct mgcap_write_pages){ .fd = file, .reserved = 1, .len = page };
+	check_errno(ioctl(r.fd, MGCAP_IOC_WRITE_PAGES, &req), EINVAL, "a write's reserved field");
+	check_errno(ioctl(r.fd, MGCAP_IOC_WRITE_PAGES, NULL), EFAULT, "WRITE_PAGES from NULL");
+	check_errno(write_pages(r.fd, file, 0, page, -page), EINVAL, "a write before the file");
+	check_errno(write_pages(r.fd, file, 100, page, 0), EINVAL, "a write from within a page");
+	check_errno(write_pages(r.fd, file, 0, 0, 0), EINVAL, "a write of nothing");
+	check_errno(write_pages(r.fd, file, 0, 100, 0), EINVAL, "a write of part of a page");
+	check_errno(write_pages(r.fd, file, 0, size + page, 0), EINVAL, "a write of more than the ring");
+	check_errno(write_pages(r.fd, file, 0, page, INT64_MAX & ~(page - 1)), EINVAL,
+		    "a write past the largest position");
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", file);
+	other = open(path, O_RDONLY);
+	check_errno(write_pages(r.fd, other, 0, page, 0), EBADF, "a write to a file open for reading");
+	close(other);
+	other = open(path, O_PATH);
+	check_errno(write_pages(r.fd, other, 0, page, 0), EBADF, "a write to an O_PATH descriptor");
+	close(other);
+	other = open("/", O_RDONLY | O_DIRECTORY);
+	check_errno(write_pages(r.fd, other, 0, page, 0), EINVAL, "a write to a directory");
+	close(other);
+	check_errno(write_pages(r.fd, pipefd[1], 0, page, 0), EINVAL, "a write to a pipe");
+	check_errno(write_pages(r.fd, r.fd, 0, page, 0), EINVAL, "a write to the ring's own node");
+	check(lseek(file, 0, SEEK_END) == 0, "nothing refused was written", NULL);
+
+	/* (the index is the ring's, any u64: the last page and on, wrapping) */
+	check(write_pages(r.fd, file, size - page, size, page) == (int)size &&
+	      file_holds_ring(&r, file, size - page, size, page),
+	      "the whole ring from its last page on, wrapping, as its mapping holds it",
+	      strerror(errno));
+	check(write_pages(r.fd, file, UINT64_MAX & ~(uint64_t)(page - 1), 2 * page, 0) == 2 * page &&
+	      file_holds_ring(&r, file, size - page, 2 * page, 0),
+	      "a write from an index far on, as the ring wraps it", strerror(errno));
+
+	req = (struct mgcap_write_pages){ .fd = file, .at = 3 * page, .len = size,
+					  .pos = 1 << 20 };
+	check_uring(uring_write_pages(r.fd, &req, MGCAP_URING_CMD_WRITE_PAGES, IORING_SETUP_SQE128),
+		    (int)size, "the whole ring through io_uring");
+	check(file_holds_ring(&r, file, 3 * page, size, 1 << 20),
+	      "... as its mapping holds it", NULL);
+	check_uring(uring_write_pages(r.fd, &req, MGCAP_URING_CMD_WRITE_PAGES, 0), -EINVAL,
+		    "an io_uring command in a 64-byte entry");
+	/* (a polled ring completes a command by the file's poll, which the module has not) */
+	check_uring(uring_write_pages(r.fd, &req, MGCAP_URING_CMD_WRITE_PAGES,
+				      IORING_SETUP_SQE128 | IORING_SETUP_IOPOLL), -EOPNOTSUPP,
+		    "an io_uring command in a polled ring");
+	check_uring(uring_write_pages(r.fd, &req, MGCAP_URING_CMD_WRITE_PAGES + 1,
+				      IORING_SETUP_SQE128), -ENOTTY,
+		    "an io_uring command it does not know");
+	req.fd = pipefd[1];
+	check_uring(uring_write_pages(r.fd, &req, MGCAP_URING_CMD_WRITE_PAGES, IORING_SETUP_SQE128),
+		    -EINVAL, "an io_uring write to a pipe");
+	req.fd = file;
+	req.len = page + 1;
+	check_uring(uring_write_pages(r.fd, &req, MGCAP_URING_CMD_WRITE_PAGES, IORING_SETUP_SQE128),
+		    -EINVAL, "an io_uring write of part of a page");
+
+	close(pipefd[0]);
+	close(pipefd[1]);
+	close(file);
+	mgcap_reader_close(&r);
+}
+
 /* --- netlink ----------------------------------------------------------------- */
 
 struct nl_case {
@@ -753,6 +907,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "chardev")) {
 		chardev_cases(argv[2]);
 		pcapng_ring_cases(argv[2]);
+		write_pages_cases(argv[2]);
 	}
 	else if (!strcmp(argv[1], "netlink"))
 		netlink_cases(argv[2]);

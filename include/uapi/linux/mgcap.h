@@ -446,6 +446,37 @@ struct mgcap_filter {
 #define MGCAP_IOC_FILL_PAGE	_IOR(MGCAP_IOC_MAGIC, 11, __u64)
 
 /*
+ * MGCAP_IOC_WRITE_PAGES: @len bytes of the ring's data from ring index @at
+ * (both whole pages, @len at most the data area; the index wraps at its
+ * end as a reader's does) written to @fd, a regular file open for writing,
+ * at @pos, as pwrite(2) of the mapping would, but from the ring's own
+ * pages: none is pinned or referenced, and pages that lie one after
+ * another go as one vector (with O_DIRECT, one segment).  Returns the
+ * bytes written, as pwrite(2): fewer at a full disk.  EBADF: @fd is no
+ * file, or not open for writing; EINVAL: a range, @pos or a file it does
+ * not take, @reserved not 0.  The reader holds those bytes (its consumer
+ * index) until it returns.
+ */
+struct mgcap_write_pages {
+	__s32 fd;
+	__u32 reserved;		/* 0 */
+	__u64 at;
+	__u64 len;
+	__s64 pos;
+};
+
+#define MGCAP_IOC_WRITE_PAGES	_IOW(MGCAP_IOC_MAGIC, 12, struct mgcap_write_pages)
+
+/*
+ * The same through io_uring, several in flight: IORING_OP_URING_CMD on the
+ * queue's node, cmd_op MGCAP_URING_CMD_WRITE_PAGES, the struct
+ * mgcap_write_pages in the entry's cmd (a ring set up with
+ * IORING_SETUP_SQE128, not IORING_SETUP_IOPOLL); its result the bytes
+ * written, or -errno.
+ */
+#define MGCAP_URING_CMD_WRITE_PAGES	1
+
+/*
  * Generic netlink family MGCAP_GENL_NAME.  START, SET and GET reply with
  * the capture: its attributes and, in MGCAP_ATTR_QUEUES, each queue (and
  * its readers).
