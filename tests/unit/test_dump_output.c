@@ -220,6 +220,7 @@ static void test_paged_files_end_inside_a_page(void)
 	memset(&o, 0, sizeof(o));
 	o.path = path;
 	o.paged = 1;
+	o.ring_fd = -1;
 	o.rotate_bytes = 1000000;
 	/* (the blocks are of two interfaces in turn) */
 	o.ifs = ifs;

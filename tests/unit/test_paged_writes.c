@@ -50,7 +50,7 @@ static int set_up(struct paged_writes *w, int async, char *dir, char *path, size
 {
 	if (!async) {
 		memset(w, 0, sizeof(*w));
-	} else if (paged_writes_init(w)) {
+	} else if (paged_writes_init(w, -1, NULL, 0)) {
 		CU_ASSERT(errno == ENOSYS || errno == EPERM);
 		fprintf(stderr, "(no io_uring here: %s; writes made at once only) ",
 			strerror(errno));

@@ -392,7 +392,8 @@ static unsigned int ring_start(const struct dump_output *o)
 
 int dump_output_open(struct dump_output *o)
 {
-	o->uring_errno = o->paged && paged_writes_init(&o->writes) ? errno : 0;
+	o->uring_errno = o->paged && paged_writes_init(&o->writes, o->ring_fd, o->ring_data,
+							   o->ring_size) ? errno : 0;
 	o->index = 0;
 	o->files_done = 0;
 	o->bytes_total = 0;

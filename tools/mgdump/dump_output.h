@@ -79,6 +79,10 @@ struct dump_output {
 	int paged;
 	int direct;
 	struct paged_writes writes;
+	/* paged: the queue node whose mapping the pages are in (-1: none), its data */
+	int ring_fd;
+	const void *ring_data;
+	uint64_t ring_size;
 	int uring_errno;		/* of io_uring's set-up, where it failed (one write at a time) */
 	/*
 	 * Paged output: the bytes the next file begins with after its header

@@ -1,20 +1,43 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <linux/mgcap.h>
+
+#include "mgcap_pages.h"
 #include "paged_writes.h"
 
-int paged_writes_init(struct paged_writes *w)
+/* Whether the module behind @ring_fd writes its pages: it knows the ioctl (a write to no file) */
+static int module_writes(int ring_fd)
+{
+	struct mgcap_write_pages none = { .fd = -1 };
+
+	return ring_fd >= 0 && ioctl(ring_fd, MGCAP_IOC_WRITE_PAGES, &none) < 0 &&
+	       errno == EBADF;
+}
+
+int paged_writes_init(struct paged_writes *w, int ring_fd, const void *ring_data,
+		      uint64_t ring_size)
 {
 	int ret;
 
 	memset(w, 0, sizeof(*w));
-	ret = io_uring_queue_init(PAGED_WRITES_DEPTH, &w->ring, 0);
+	w->by_module = module_writes(ring_fd);
+	w->ring_fd = ring_fd;
+	w->ring_data = ring_data;
+	w->ring_size = ring_size;
+	/* (a module's write needs a 128-byte entry; a kernel without them: from the mapping) */
+	ret = io_uring_queue_init(PAGED_WRITES_DEPTH, &w->ring,
+				  paged_writes_by_module(w) ? IORING_SETUP_SQE128 : 0);
+	if (ret == -EINVAL && paged_writes_by_module(w))
+		ret = io_uring_queue_init(PAGED_WRITES_DEPTH, &w->ring, 0);
 	if (ret < 0) {
 		errno = -ret;
 		return -1;
 	}
+	w->sqe128 = paged_writes_by_module(w) && (w->ring.flags & IORING_SETUP_SQE128);
 	w->async = 1;
 	return 0;
 }
@@ -26,10 +49,41 @@ void paged_writes_free(struct paged_writes *w)
 	w->async = 0;
 }
 
-/* Without io_uring: the whole write now, as the ring would complete it. */
-static int32_t write_now(int fd, const uint8_t *p, uint32_t len, uint64_t offset)
+/*
+ * Whether the module can make @len bytes at @p (what is left of a write):
+ * whole pages of the ring -> *@req, else 0.
+ */
+static int module_write(const struct paged_writes *w, int fd, const uint8_t *p, uint32_t len,
+			uint64_t offset, struct mgcap_write_pages *req)
 {
+	const long page = MGCAP_PAGE_SIZE;
+
+	if (!paged_writes_by_module(w) || p < w->ring_data ||
+	    len > w->ring_size - (uint64_t)(p - w->ring_data) ||
+	    (p - w->ring_data) % page || len % page || offset > INT64_MAX)
+		return 0;
+	*req = (struct mgcap_write_pages){ .fd = fd, .at = (uint64_t)(p - w->ring_data),
+					   .len = len, .pos = (int64_t)offset };
+	return 1;
+}
+
+/* Without io_uring: the whole write now, as the ring would complete it. */
+static int32_t write_now(const struct paged_writes *w, int fd, const uint8_t *p, uint32_t len,
+			 uint64_t offset)
+{
+	struct mgcap_write_pages req;
 	uint32_t done = 0;
+
+	if (module_write(w, fd, p, len, offset, &req)) {
+		int n;
+
+		while ((n = ioctl(w->ring_fd, MGCAP_IOC_WRITE_PAGES, &req)) < 0 && errno == EINTR)
+			;
+		if (n <= 0 || (uint32_t)n == len)
+			return n < 0 ? -errno : n;
+		/* (cut short: the rest from the mapping, as a full disk takes it) */
+		done = (uint32_t)n;
+	}
 
 	while (done < len) {
 		ssize_t n = pwrite(fd, p + done, len - done, (off_t)(offset + done));
@@ -51,12 +105,20 @@ static int queue_write(struct paged_writes *w, unsigned int n)
 {
 	struct paged_write *s = &w->slot[n % PAGED_WRITES_DEPTH];
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+	struct mgcap_write_pages req;
 	int ret;
 
 	if (!sqe)
 		return -EBUSY;
-	io_uring_prep_write(sqe, s->fd, s->p + s->written, s->len - s->written,
-			    s->offset + s->written);
+	if (w->sqe128 && module_write(w, s->fd, s->p + s->written, s->len - s->written,
+				      s->offset + s->written, &req)) {
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, w->ring_fd, NULL, 0, 0);
+		sqe->cmd_op = MGCAP_URING_CMD_WRITE_PAGES;
+		memcpy(sqe->cmd, &req, sizeof(req));
+	} else {
+		io_uring_prep_write(sqe, s->fd, s->p + s->written, s->len - s->written,
+				    s->offset + s->written);
+	}
 	/* (the write's own number: a completion is known by it whatever slot it had) */
 	io_uring_sqe_set_data64(sqe, n);
 	ret = io_uring_submit(&w->ring);
@@ -76,7 +138,7 @@ int paged_writes_submit(struct paged_writes *w, int fd, const void *p, size_t le
 	}
 	*s = (struct paged_write){ .fd = fd, .p = p, .offset = offset, .len = (uint32_t)len };
 	if (!w->async) {
-		s->res = write_now(fd, p, s->len, offset);
+		s->res = write_now(w, fd, p, s->len, offset);
 		s->written = s->res > 0 ? (uint32_t)s->res : 0;
 		s->done = 1;
 		w->asked++;

@@ -9,6 +9,12 @@
  * overlap the thread, several queues' files overlap each other.)  Where
  * io_uring cannot be had (a kernel without it, a sandbox that forbids it),
  * each write is made at once, as pwrite(2) makes it.
+ *
+ * A write of whole pages of the ring is made by the module from the ring's
+ * own pages where it can (MGCAP_URING_CMD_WRITE_PAGES, or the ioctl one at
+ * a time): nothing is pinned, and a run of pages that lie one after another
+ * is one vector.  Other writes (a page copied at a -C cut, what is left of
+ * a write cut short) are made from the mapping.
  */
 #ifndef MGDUMP_PAGED_WRITES_H
 #define MGDUMP_PAGED_WRITES_H
@@ -22,6 +28,7 @@
 struct paged_writes {
 	struct io_uring ring;
 	int async;			/* the ring is set up: writes go through it */
+	int sqe128;			/* ... with the entries a module's write takes */
 	unsigned int asked, oldest;	/* writes asked for; the oldest not taken back */
 	struct paged_write {
 		int fd;
@@ -45,10 +52,27 @@ struct paged_writes {
 	 * flight are the kernel's still, and never taken back
 	 */
 	int broken;
+	/* the ring whose pages the module writes (by_module: it can) */
+	int by_module;
+	int ring_fd;
+	const uint8_t *ring_data;
+	uint64_t ring_size;
 };
 
-/* 0: writes through io_uring; -1 with errno: each made at once (still usable) */
-int paged_writes_init(struct paged_writes *w);
+/*
+ * 0: writes through io_uring; -1 with errno: each made at once (still
+ * usable).  @ring_fd: the queue node whose mapping @ring_data is, of
+ * @ring_size bytes of data (-1: none): its pages are written by the module
+ * where it can.
+ */
+int paged_writes_init(struct paged_writes *w, int ring_fd, const void *ring_data,
+		      uint64_t ring_size);
+
+/* Whether the module writes the ring's pages (MGCAP_IOC_WRITE_PAGES) */
+static inline int paged_writes_by_module(const struct paged_writes *w)
+{
+	return w->by_module;
+}
 void paged_writes_free(struct paged_writes *w);
 
 static inline unsigned int paged_writes_in_flight(const struct paged_writes *w)

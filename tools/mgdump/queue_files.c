@@ -1039,6 +1039,9 @@ static int open_output(struct queue_file *qf)
 		 qf->name, strchr(qf->name, '@') + 1, pcap_tstamp_type_val_to_name(qf->tstamp));
 	memset(o, 0, sizeof(*o));
 	o->paged = 1;
+	o->ring_fd = qf->pg.r.fd;
+	o->ring_data = qf->pg.r.data;
+	o->ring_size = qf->pg.r.data_size;
 	o->path = qf->path;
 	o->rotate_bytes = cfg.rotate_bytes;
 	o->rotate_seconds = cfg.rotate_seconds;
