@@ -356,3 +356,22 @@ mgdump_reading() {
 	# threads' first read, which comes right after the file
 	sleep 0.5
 }
+
+# calls_counted FUNC: a kprobe on the kernel's (or a module's) FUNC, counting
+# its calls from now; calls FUNC: how many so far, the kprobe then gone.
+# (For a path nothing outside the kernel tells apart from another: the
+# module writing a ring's pages, or the mapping's pages written.)
+TRACEFS=/sys/kernel/tracing
+calls_counted() {
+	[ -e $TRACEFS/kprobe_events ] || mount -t tracefs nodev $TRACEFS 2>/dev/null
+	# (one a test that failed before it counted left)
+	[ ! -e $TRACEFS/events/mgcap_test/$1 ] || calls "$1" >/dev/null
+	echo "p:mgcap_test/$1 $1" >>$TRACEFS/kprobe_events &&
+		echo 1 >$TRACEFS/events/mgcap_test/$1/enable
+}
+calls() {
+	# (kprobe_profile: "EVENT HITS MISSES", while the probe is on)
+	awk -v e="$1" '$1 == e { print $2 }' $TRACEFS/kprobe_profile
+	echo 0 >$TRACEFS/events/mgcap_test/$1/enable
+	echo "-:mgcap_test/$1" >>$TRACEFS/kprobe_events
+}
