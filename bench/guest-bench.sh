@@ -908,6 +908,17 @@ record_inject() {	# record_inject FRAMES: until the test NIC has made them all
 	done
 }
 
+# per_queue_summary Q FILE: mgdump --per-queue's summary line of mgt0's queue
+# Q in FILE -> pq_line, and its pq_packets, pq_bytes and pq_dropped (by the
+# ring); each empty where FILE has no such line
+per_queue_summary() {
+	pq_line=$(grep "^mgdump: mgt0@$1: " "$2")
+	pq_packets=$(echo "$pq_line" | sed -n 's/^mgdump: mgt0@[0-9]*: \([0-9]*\) packets, .*/\1/p')
+	pq_bytes=$(echo "$pq_line" | sed -n 's/.* packets, \([0-9]*\) bytes, .*/\1/p')
+	pq_dropped=$(echo "$pq_line" |
+		sed -n 's/.*; \([0-9]*\) dropped by the ring\(, [0-9]* for a full disk\)\{0,1\}$/\1/p')
+}
+
 # record_check CONTENDER OFFERED: what it kept by its own count ($kept) and
 # in its file ($in_file, capinfos), its drops; a line of
 # record-capture.csv; 1 (loudly) unless it has every frame offered
@@ -927,9 +938,8 @@ record_check() {
 		dropped=$(sed -n 's/^mgdump: .*; dropped: \([0-9]*\) in the rings, \([0-9]*\) in the buffer, \([0-9]*\) for a full disk.*/\1+\2+\3/p' \
 			"$OUT/reader.txt") ;;
 	mgdump-one-copy)
-		kept=$(sed -n 's/^mgdump: mgt0@0: \([0-9]*\) packets, .*/\1/p' "$OUT/reader.txt")
-		dropped=$(sed -n 's/^mgdump: mgt0@0: .*; \([0-9]*\) dropped by the ring\(, [0-9]* for a full disk\)\{0,1\}$/\1/p' \
-			"$OUT/reader.txt")
+		per_queue_summary 0 "$OUT/reader.txt"
+		kept=$pq_packets dropped=$pq_dropped
 		# one copy: the file written with O_DIRECT, or it is not this contender
 		! grep -q 'O_DIRECT' "$OUT/reader.txt" ||
 			{ say "record: $c: $(grep O_DIRECT "$OUT/reader.txt")"; kept=; } ;;
@@ -1121,12 +1131,10 @@ rate_probe() {
 	kept=$paced packets=0 bytes=0 dropped=0 offered_all=0 q=0
 	for after in $made_after; do
 		offered=$((after - $(echo "$made_before" | awk -v i=$((q + 1)) '{ print $i }')))
-		line=$(grep "^mgdump: mgt0@$q: " "$OUT/reader.txt")
-		p=$(echo "$line" | sed -n 's/^mgdump: mgt0@[0-9]*: \([0-9]*\) packets, .*/\1/p')
-		b=$(echo "$line" | sed -n 's/.* packets, \([0-9]*\) bytes, .*/\1/p')
-		d=$(echo "$line" | sed -n 's/.*; \([0-9]*\) dropped by the ring\(, [0-9]* for a full disk\)\{0,1\}$/\1/p')
+		per_queue_summary $q "$OUT/reader.txt"
+		p=$pq_packets b=$pq_bytes d=$pq_dropped
 		[ -n "$p" ] && [ -n "$b" ] && [ -n "$d" ] && [ "$offered" -le "$per_queue" ] || {
-			say "record_rate: queue $q: $offered frames made of $per_queue, mgdump said: ${line:-nothing}"
+			say "record_rate: queue $q: $offered frames made of $per_queue, mgdump said: ${pq_line:-nothing}"
 			return 2
 		}
 		# (a stream stopped for its pace made fewer)
