@@ -4,7 +4,8 @@
  * one copy of each frame.  The kernel writes the frame once, into the
  * queue's ring, as the enhanced packet block the file holds (a pcapng
  * ring: mgcap_pages.h), with the stamp the file records; the queue's
- * thread writes the ring's pages to the file as they lie in the mapping,
+ * thread has the module write the ring's pages to the file as they lie
+ * (MGCAP_URING_CMD_WRITE_PAGES: from the ring's own memory, none pinned),
  * with O_DIRECT where the file system takes it (the disk reads them from
  * the ring), several writes in flight (paged_writes.h), and gives them
  * back once written.  Nothing in user space copies a frame's bytes (with
@@ -50,21 +51,24 @@
 /* A full disk is tried again this long after it filled (and each time after). */
 #define FULL_RETRY_NS		1000000000ULL
 /*
- * A write's pages at most: several writes of a ring in flight at once
- * (PAGED_WRITES_DEPTH), each given back to the ring as it is done
+ * A write's bytes at most: several writes of a ring in flight at once
+ * (PAGED_WRITES_DEPTH), each given back to the ring as it is done.  Each
+ * write costs the same whatever it carries (a switch to io_uring's worker
+ * and back, the file system's journal handle, the inode's update, a
+ * request), and the module's write of the ring's pages costs next to
+ * nothing a page: so writes are large, and the frames' bytes do not make
+ * more of them than their count does.
  */
-#define WRITE_MAX		(1U << 20)
+#define WRITE_MAX		(4U << 20)
 /*
- * The thread is woken once an eighth of its ring is unwritten, up to this
- * much, not at every page: each wakeup and each write costs the same
- * whatever it carries (a switch, and the kernel's O_DIRECT set-up: the
- * file system's journal handle, the inode's update, a request), so few
- * large ones cost a packet less, most of all for small frames.  The rest
- * of the ring takes the frames that come while they are written.  Pages
- * below the mark still go at the poll's timeout (100 ms), and a quiet
- * queue's last page within QUIET_FLUSH_NS.
+ * The thread is woken once an eighth of its ring is unwritten, up to a
+ * write's most, not at every page: each wakeup costs the same whatever it
+ * carries, so few large ones cost a packet less, most of all for small
+ * frames.  The rest of the ring takes the frames that come while they are
+ * written.  Pages below the mark still go at the poll's timeout (100 ms),
+ * and a quiet queue's last page within QUIET_FLUSH_NS.
  */
-#define WAKE_MARK_MAX		(4U * WRITE_MAX)
+#define WAKE_MARK_MAX		WRITE_MAX
 /* How often the clock line is renewed, and how far past its last sample it reaches. */
 #define LINE_EVERY_NS		100000000ULL
 #define LINE_AHEAD_NS		300000000ULL
