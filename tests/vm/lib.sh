@@ -343,6 +343,12 @@ mgdump_summary() {
 	diskdrop=$(echo "$summary" | sed -n 's/.*, \([0-9]*\) for a full disk.*/\1/p')
 }
 
+# hangup PID: SIGHUP to the program timeout(1) runs as PID, to it alone.
+# (timeout passes a signal on to the program and then to its whole process
+# group: the program gets it twice, and may rotate twice, and a -z command
+# running then is killed before it has done its work.)
+hangup() { pkill -HUP -P "$1"; }
+
 # mgdump_reading FILE: until mgdump reads with adapter stamps.  Its reader
 # threads start after every source is open and FILE is created; a frame
 # before a reader's first read lies in the first interval of the clock's

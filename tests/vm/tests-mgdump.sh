@@ -166,7 +166,7 @@ per_queue_rotation() {
 		"$TMP/disk/r.mgt0@1.pcapng" || { kill $dump; return 1; }
 	echo "all 10000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_idle mgt0 || { kill $dump; return 1; }
-	kill -HUP $dump
+	hangup $dump
 	sleep 1
 	echo "all 10000" >/sys/class/net/mgt0/mgtestnic/generate
 	wait_idle mgt0 && wait_for 20000 "mgdump to write every frame" nothing_unread ||
@@ -312,7 +312,7 @@ t_mgdump_rotation_by_time_with_a_command_per_file() {
 	wait_for 20000 "a second of the stream" at_least 2000 frames_made mgt0 || return 1
 	# in the middle of a second: at its end, the new file would be the next second's
 	wait_for 2000 "the middle of a second" mid_second
-	kill -HUP $dump
+	hangup $dump
 	wait_idle mgt0 && wait_drained || bad "the stream never ended"
 	# a duration: the files are a second of the wall clock each, and the
 	# last one's second ends
@@ -430,7 +430,7 @@ per_queue_small_ring() {
 	# a SIGHUP in the middle of the second burst: a file ends with the ring full
 	for burst in 1 2 3; do
 		echo "all 2000" >/sys/class/net/mgt0/mgtestnic/generate
-		[ $burst = 2 ] && kill -HUP $dump
+		[ $burst = 2 ] && hangup $dump
 		wait_idle mgt0 || { kill $dump; return 1; }
 	done
 	wait_drained || { kill $dump; return 1; }
