@@ -226,9 +226,10 @@ static long mgcap_ioctl_fill_page(struct mgcap_ring *ring, u64 __user *arg)
 
 /*
  * A write of @ring's pages the reader asked for (@req, copied once from
- * user space, checked here): to any regular file it has open for writing.
+ * user space, checked here): to any regular file it has open for writing
+ * at a position (pwrite(2)'s checks: a file without positions is refused).
  */
-static long mgcap_write_pages(struct mgcap_ring *ring, const struct mgcap_write_pages *req)
+static long mgcap_write_ring_pages(struct mgcap_ring *ring, const struct mgcap_write_pages *req)
 {
 	struct file *file;
 	long ret;
@@ -238,8 +239,12 @@ static long mgcap_write_pages(struct mgcap_ring *ring, const struct mgcap_write_
 	file = fget(req->fd);
 	if (!file)
 		return -EBADF;
-	ret = S_ISREG(file_inode(file)->i_mode) ?
-	      mgcap_ring_write_pages(ring, req->at, req->len, file, req->pos) : -EINVAL;
+	if (!S_ISREG(file_inode(file)->i_mode))
+		ret = -EINVAL;
+	else if (!(file->f_mode & FMODE_PWRITE))
+		ret = -ESPIPE;
+	else
+		ret = mgcap_ring_write_pages(ring, req->at, req->len, file, req->pos);
 	fput(file);
 	return ret;
 }
@@ -250,7 +255,7 @@ static long mgcap_ioctl_write_pages(struct mgcap_ring *ring, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	return mgcap_write_pages(ring, &req);
+	return mgcap_write_ring_pages(ring, &req);
 }
 
 /*
@@ -261,6 +266,7 @@ static long mgcap_ioctl_write_pages(struct mgcap_ring *ring, void __user *arg)
 static int mgcap_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 {
 	struct mgcap_write_pages req;
+	long ret;
 
 	if (ioucmd->cmd_op != MGCAP_URING_CMD_WRITE_PAGES)
 		return -ENOTTY;
@@ -271,12 +277,16 @@ static int mgcap_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags
 		return -EAGAIN;
 	/* once: the entry may be user space's memory */
 	memcpy(&req, mgcap_uring_cmd_payload(ioucmd), sizeof(req));
+	ret = mgcap_write_ring_pages(ioucmd->file->private_data, &req);
+	/* (no system call to restart: the write was interrupted) */
+	if (ret == -ERESTARTSYS || ret == -ERESTARTNOINTR || ret == -ERESTARTNOHAND ||
+	    ret == -ERESTART_RESTARTBLOCK)
+		ret = -EINTR;
 	/*
 	 * Completed here, not by the return: 6.1's io-wq posts no completion
 	 * for a command that returns a count of bytes from its worker.
 	 */
-	io_uring_cmd_done(ioucmd, mgcap_write_pages(ioucmd->file->private_data, &req), 0,
-			  issue_flags);
+	io_uring_cmd_done(ioucmd, ret, 0, issue_flags);
 	return -EIOCBQUEUED;
 }
 
@@ -370,6 +380,7 @@ static long mgcap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		/* (after a stop too: a writer ends its file with what the ring kept) */
 		return mgcap_ioctl_fill_page(ring, uarg);
 	case MGCAP_IOC_WRITE_PAGES:
+		/* (after a stop too, as FILL_PAGE) */
 		return mgcap_ioctl_write_pages(ring, uarg);
 	default:
 		return -ENOTTY;

@@ -153,31 +153,50 @@ bool mgcap_ring_mem_held(const struct mgcap_ring_mem *mem)
 }
 
 /*
+ * Whether @page follows @prev in memory: as the block layer sees it (the
+ * frame number) and as the vectors' readers step through it (the struct
+ * page)
+ */
+static bool mgcap_page_follows(const struct page *prev, const struct page *page)
+{
+	return page == prev + 1 && page_to_pfn(page) == page_to_pfn(prev) + 1;
+}
+
+/*
  * @nr data pages of @mem from data page @first on (wrapping at the data
  * area's end) written to @file at @pos, from the pages themselves: one
- * vector a run of pages that follow each other in memory.  The bytes
- * written, or an error, as vfs_iter_write().
+ * vector a run of pages that follow each other in memory, counted first,
+ * so that the vectors take a few kilobytes for the largest ring (runs of
+ * 64 KiB), not one a page.  The bytes written, or an error, as
+ * vfs_iter_write().
  */
 ssize_t mgcap_ring_mem_write(const struct mgcap_ring_mem *mem, unsigned int first,
 			     unsigned int nr, struct file *file, loff_t pos)
 {
-	unsigned int data_pages = mem->nr_pages - 1, nvec = 0, i;
-	unsigned long last_pfn = 0;
+	struct page **data = mem->pages + 1;
+	unsigned int data_pages = mem->nr_pages - 1, nvec = 1, at, i;
 	struct iov_iter iter;
 	struct bio_vec *bv;
 	ssize_t ret;
 
-	bv = kvmalloc_array(nr, sizeof(*bv), GFP_KERNEL_ACCOUNT);
+	for (i = 1, at = first; i < nr; i++) {
+		unsigned int next = at + 1 == data_pages ? 0 : at + 1;
+
+		nvec += !mgcap_page_follows(data[at], data[next]);
+		at = next;
+	}
+	bv = kvmalloc_array(nvec, sizeof(*bv), GFP_KERNEL_ACCOUNT);
 	if (!bv)
 		return -ENOMEM;
-	for (i = 0; i < nr; i++) {
-		struct page *page = mem->pages[1 + (first + i) % data_pages];
+	bvec_set_page(&bv[0], data[first], PAGE_SIZE, 0);
+	for (i = 1, at = first, nvec = 1; i < nr; i++) {
+		unsigned int next = at + 1 == data_pages ? 0 : at + 1;
 
-		if (nvec && page_to_pfn(page) == last_pfn + 1)
+		if (mgcap_page_follows(data[at], data[next]))
 			bv[nvec - 1].bv_len += PAGE_SIZE;
 		else
-			bvec_set_page(&bv[nvec++], page, PAGE_SIZE, 0);
-		last_pfn = page_to_pfn(page);
+			bvec_set_page(&bv[nvec++], data[next], PAGE_SIZE, 0);
+		at = next;
 	}
 	iov_iter_bvec(&iter, ITER_SOURCE, bv, nvec, (size_t)nr << PAGE_SHIFT);
 	ret = mgcap_vfs_iter_write(file, &iter, &pos);

@@ -110,11 +110,18 @@ static int queue_write(struct paged_writes *w, unsigned int n)
 
 	if (!sqe)
 		return -EBUSY;
-	if (w->sqe128 && module_write(w, s->fd, s->p + s->written, s->len - s->written,
-				      s->offset + s->written, &req)) {
+	s->by_module = w->sqe128 && module_write(w, s->fd, s->p + s->written,
+						 s->len - s->written, s->offset + s->written, &req);
+	if (s->by_module) {
 		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, w->ring_fd, NULL, 0, 0);
 		sqe->cmd_op = MGCAP_URING_CMD_WRITE_PAGES;
 		memcpy(sqe->cmd, &req, sizeof(req));
+		/*
+		 * Straight to io_uring's worker, the entry copied at submission:
+		 * the write blocks, and 6.10 to 6.13 let a worker read a command
+		 * from the ring's entry, which the next submissions reuse
+		 */
+		io_uring_sqe_set_flags(sqe, IOSQE_ASYNC);
 	} else {
 		io_uring_prep_write(sqe, s->fd, s->p + s->written, s->len - s->written,
 				    s->offset + s->written);
@@ -161,6 +168,12 @@ static void completed(struct paged_writes *w, unsigned int n, int32_t res)
 {
 	struct paged_write *s = &w->slot[n % PAGED_WRITES_DEPTH];
 	int again = res == -EAGAIN || res == -EINTR;
+
+	/* a module's write io_uring would not take (a security module's no): from the mapping */
+	if (s->by_module && (res == -EACCES || res == -EPERM || res == -EOPNOTSUPP)) {
+		w->sqe128 = 0;
+		again = 1;
+	}
 
 	if (res > 0 && (uint32_t)res < s->len - s->written) {
 		s->written += (uint32_t)res;

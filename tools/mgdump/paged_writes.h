@@ -28,7 +28,8 @@
 struct paged_writes {
 	struct io_uring ring;
 	int async;			/* the ring is set up: writes go through it */
-	int sqe128;			/* ... with the entries a module's write takes */
+	/* ... with the entries a module's write takes (0 once io_uring refused one) */
+	int sqe128;
 	unsigned int asked, oldest;	/* writes asked for; the oldest not taken back */
 	struct paged_write {
 		int fd;
@@ -37,6 +38,7 @@ struct paged_writes {
 		uint32_t len, written;	/* asked for, and written so far */
 		int32_t res;		/* its end: bytes, or -errno (0: a write that made none) */
 		int done;
+		int by_module;		/* asked of the module (its io_uring command) */
 		unsigned int retries;	/* of a write the kernel asked to make again, or cut short */
 	} slot[PAGED_WRITES_DEPTH];	/* write n in slot n % PAGED_WRITES_DEPTH */
 	uint64_t written;		/* bytes of writes completed whole, in order, not yet taken */

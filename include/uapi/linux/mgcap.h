@@ -450,12 +450,13 @@ struct mgcap_filter {
  * (both whole pages, @len at most the data area; the index wraps at its
  * end as a reader's does) written to @fd, a regular file open for writing,
  * at @pos, as pwrite(2) of the mapping would, but from the ring's own
- * pages: none is pinned or referenced, and pages that lie one after
+ * pages: none of the mapping is pinned, and pages that lie one after
  * another go as one vector (with O_DIRECT, one segment).  Returns the
  * bytes written, as pwrite(2): fewer at a full disk.  EBADF: @fd is no
- * file, or not open for writing; EINVAL: a range, @pos or a file it does
- * not take, @reserved not 0.  The reader holds those bytes (its consumer
- * index) until it returns.
+ * file, or not open for writing; ESPIPE: a file without positions;
+ * EINVAL: a range, @pos or a kind of file it does not take, @reserved not
+ * 0.  The reader holds those bytes (its consumer index) until it returns.
+ * It works after the capture's stop too, on what the ring kept.
  */
 struct mgcap_write_pages {
 	__s32 fd;
@@ -472,7 +473,12 @@ struct mgcap_write_pages {
  * queue's node, cmd_op MGCAP_URING_CMD_WRITE_PAGES, the struct
  * mgcap_write_pages in the entry's cmd (a ring set up with
  * IORING_SETUP_SQE128, not IORING_SETUP_IOPOLL); its result the bytes
- * written, or -errno.
+ * written, or -errno.  The write blocks, so it is made in io_uring's
+ * workers: ask for that with IOSQE_ASYNC, which also has the entry copied
+ * at submission (6.10 to 6.13 may otherwise read a command from its entry
+ * after the next submissions reused it).  @fd is looked up when the write
+ * is made, not at submission: keep it open until the completion (a
+ * registered file is not taken).
  */
 #define MGCAP_URING_CMD_WRITE_PAGES	1
 
