@@ -10,6 +10,7 @@ ALL_TESTS="
 	t_mgdump_per_queue_small_ring_counts_every_frame
 	t_mgdump_per_queue_keeps_its_files_under_max_disk_and_max_age
 	t_mgdump_per_queue_tells_systemd_it_is_ready_and_alive
+	t_mgdump_per_queue_killed_leaves_only_complete_files
 	t_mgdump_merged_in_stamp_order
 	t_mgdump_rotation_loses_nothing
 	t_mgdump_rotation_by_time_with_a_command_per_file
@@ -33,6 +34,7 @@ USER_SPACE_TESTS="
 	t_mgdump_per_queue_small_ring_counts_every_frame
 	t_mgdump_per_queue_keeps_its_files_under_max_disk_and_max_age
 	t_mgdump_per_queue_tells_systemd_it_is_ready_and_alive
+	t_mgdump_per_queue_killed_leaves_only_complete_files
 	t_mgdump_rotation_loses_nothing t_mgdump_rotation_by_time_with_a_command_per_file
 	t_mgdump_killed_leaves_only_complete_files t_mgdump_keeps_its_files_under_max_disk_and_max_age
 	t_mgdump_tells_systemd_it_is_ready_and_alive t_mgdump_to_stdout t_mgdump_stops_cleanly_on_sigint
@@ -372,6 +374,53 @@ t_mgdump_killed_leaves_only_complete_files() {
 	wait $dump || bad "the second run exited with $?: $(cat "$TMP/d")"
 	[ "$(cd "$TMP/rec" && md5sum $(echo "$sums" | awk '{print $2}'))" = "$sums" ] ||
 		bad "the second run changed the first one's files"
+}
+
+# --per-queue, kill -9 in the middle of a stream: each queue's files under
+# their names are complete (written with O_DIRECT, synced before the
+# rename), whole pages, their frames in sequence, none missing; the file it
+# was writing is NAME.part
+t_mgdump_per_queue_killed_leaves_only_complete_files() {
+	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	on_disk per_queue_killed
+}
+per_queue_complete_at_least() {	# per_queue_complete_at_least N: files of each queue
+	for q in 0 1; do
+		[ "$(ls "$TMP/disk" | grep "^k\.mgt0@$q\.pcapng" | grep -cv 'part$')" -ge "$1" ] ||
+			return 1
+	done
+}
+per_queue_killed() {
+	echo 1000 >/sys/class/net/mgt0/mgtestnic/rate_pps
+	timeout 120 $MGDUMP -i mgt0 -w "$TMP/disk/k.pcapng" --per-queue -C 1 >"$TMP/d" 2>&1 &
+	dump=$!
+	wait_readers mgt0 || { kill $dump; return 1; }
+	# (172-byte frames: a 1 MB file holds some 5,800)
+	echo "all 20000" >/sys/class/net/mgt0/mgtestnic/generate
+	wait_for 60000 "two complete files of each queue" per_queue_complete_at_least 2 ||
+		{ kill $dump; return 1; }
+	generators_idle mgt0 && bad "the stream ended before the kill"
+	pkill -KILL -P $dump	# (mgdump alone: timeout cannot pass this one on)
+	wait $dump
+	echo 0 >/sys/class/net/mgt0/mgtestnic/rate_pps
+	for q in 0 1; do
+		whole=$(ls "$TMP"/disk/k.mgt0@$q.pcapng* | grep -v 'part$' | sort -V)
+		part=$(ls "$TMP"/disk/k.mgt0@$q.pcapng* | grep 'part$')
+		[ "$(echo "$part" | wc -l)" = 1 ] || bad "queue $q's files being written: '$part'"
+		packets=0
+		for f in $whole; do
+			[ $(($(stat -c %s "$f") % 4096)) = 0 ] || bad "$f: $(stat -c %s "$f") bytes"
+			n=$(capinfos -M -c "$f" 2>"$TMP/err" | sed -n 's/^Number of packets: *//p')
+			[ -n "$n" ] || bad "$f: $(cat "$TMP/err")"
+			packets=$((packets + ${n:-0}))
+		done
+		# (the queue's frames in sequence, none left out, each byte and stamp)
+		$PCAPCHECK $whole --queues 2 --only-queue $q --count $packets --snaplen 262144 \
+			>"$TMP/check" 2>&1 ||
+			bad "queue $q's complete files: $(cat "$TMP/check")"
+		say "queue $q after kill -9: $(echo $whole | wc -w) complete files, $packets" \
+			"frames, and ${part##*/}"
+	done
 }
 
 # --max-disk 3M over 1 MB files (-C 1) and 20,000 frames of 1514 bytes
