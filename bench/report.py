@@ -546,7 +546,7 @@ def capacity_targets(cells):
 RECORD_CONTENDERS = {
     "baseline": "nothing capturing",
     "mgcap-ring": "the capture path alone: mgcap mirror, whole frames, a reader that only "
-                  "consumes records (no file)",
+                  "consumes records, woken as mgdump --per-queue's threads are (no file)",
     "afpacket": "tcpdump -s 262144 -B 32768 -w /dev/null (AF_PACKET, no file)",
     "mgdump-copy": "today's mgdump -s 262144 -w FILE (libpcap, a reader thread's copy, "
                    "write(): three copies)",
@@ -979,7 +979,9 @@ def main():
                   "round's window holds the injection, every reader's drain and a syncfs, "
                   "so the page cache's writeback of the buffered writers is counted in the "
                   "round that owes it. The capture path alone is the limit: the module's "
-                  "copy and a reader that only consumes. Under icount a copy counts one "
+                  "copy and a reader that only consumes, woken at the same fill of its "
+                  "ring as mgdump --per-queue's threads (an eighth, 4 MiB at most), so "
+                  "that what mgdump adds is its writing, not wakeups it saves. Under icount a copy counts one "
                   "instruction a byte, so a copy in user space shows as a cost that grows "
                   "with the frame. Every contender must have every frame made, by its own "
                   "count and by capinfos's count of its file, or its row shows as failed.",

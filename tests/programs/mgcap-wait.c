@@ -13,7 +13,11 @@
  * the traffic or the teardown only then.  With --sent before NODE it takes
  * the frames the device sends too (MGCAP_IOC_SET_DIRECTIONS), as libpcap's
  * readers do by default; else the received ones only, as a reader that
- * never asks.
+ * never asks.  With --mark BYTES it is woken once BYTES are unread
+ * (MGCAP_IOC_SET_POLL_MARK), and reads what there is every 100 ms besides,
+ * as mgdump --per-queue's threads wait: the capture path alone beside them
+ * then pays for the wakeups they pay for, no more (the ring's default wakes
+ * a reader at every 64 KiB, which costs large frames more a packet).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -34,20 +38,47 @@ static int64_t ms_left(const struct timespec *deadline)
 	return (deadline->tv_sec - now.tv_sec) * 1000 + (deadline->tv_nsec - now.tv_nsec) / 1000000;
 }
 
+/* every record @r holds now, given back to the ring: how many */
+static uint64_t read_all(struct mgcap_reader *r)
+{
+	uint64_t n = 0;
+
+	while (mgcap_reader_next(r))
+		n++;
+	mgcap_reader_release(r);
+	return n;
+}
+
+/* how often a reader with a poll mark reads what is below it (mgdump --per-queue's poll) */
+#define MARK_POLL_MS	100
+
 int main(int argc, char **argv)
 {
 	struct mgcap_reader r;
 	struct timespec deadline;
 	struct pollfd pfd;
 	uint64_t want = 0, got = 0, wakeups = 0;
+	uint32_t mark = 0;
 	const char *what;
-	char err[256];
+	char err[256], *end;
 	int timeout_s = 30, argi, sent = 0;
 
-	if (argc > 1 && !strcmp(argv[1], "--sent")) {
-		sent = 1;
-		argv++;
-		argc--;
+	for (; argc > 1 && !strncmp(argv[1], "--", 2); argv++, argc--) {
+		if (!strcmp(argv[1], "--sent")) {
+			sent = 1;
+		} else if (!strcmp(argv[1], "--mark") && argc > 2) {
+			unsigned long bytes = strtoul(argv[2], &end, 0);
+
+			if (*end || !bytes || bytes > UINT32_MAX) {
+				fprintf(stderr, "mgcap-wait: --mark: not a byte count: %s\n", argv[2]);
+				return 2;
+			}
+			mark = (uint32_t)bytes;
+			argv++;
+			argc--;
+		} else {
+			goto usage;
+		}
 	}
 	if (argc < 3)
 		goto usage;
@@ -76,12 +107,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (!strcmp(what, "records")) {
-		/* immediate-mode style wakeups would defeat the point */
-		while (mgcap_reader_next(&r))
-			;
-		mgcap_reader_release(&r);
+	if (mark && ioctl(r.fd, MGCAP_IOC_SET_POLL_MARK, &mark) < 0) {
+		perror("mgcap-wait: MGCAP_IOC_SET_POLL_MARK");
+		return 1;
 	}
+	/* immediate-mode style wakeups would defeat the point */
+	if (!strcmp(what, "records"))
+		read_all(&r);
 	printf("ready\n");
 	fflush(stdout);
 
@@ -97,17 +129,19 @@ int main(int argc, char **argv)
 			fprintf(stderr, "mgcap-wait: timed out (%" PRIu64 " records)\n", got);
 			return 1;
 		}
-		n = poll(&pfd, 1, (int)left);
+		n = poll(&pfd, 1, mark && left > MARK_POLL_MS ? MARK_POLL_MS : (int)left);
 		if (n < 0 && errno != EINTR) {
 			perror("mgcap-wait: poll");
 			return 1;
 		}
+		if (n == 0 && mark) {	/* what is below the mark, as mgdump's poll timeout */
+			got += read_all(&r);
+			continue;
+		}
 		if (n <= 0)
 			continue;
 		wakeups++;
-		while (mgcap_reader_next(&r))
-			got++;
-		mgcap_reader_release(&r);
+		got += read_all(&r);
 		if (!strcmp(what, "first")) {
 			if (!got)
 				fprintf(stderr, "mgcap-wait: poll woke with nothing to read (%#x)\n",
@@ -141,6 +175,7 @@ int main(int argc, char **argv)
 		}
 	}
 usage:
-	fprintf(stderr, "usage: mgcap-wait [--sent] NODE hup|first|records N [TIMEOUT_S]\n");
+	fprintf(stderr, "usage: mgcap-wait [--sent] [--mark BYTES] NODE hup|first|records N "
+		"[TIMEOUT_S]\n");
 	return 2;
 }
