@@ -56,6 +56,7 @@ struct mgcap_queue;
 struct mgcap_ring_mem {
 	void *addr;
 	struct page **pages;
+	u8 *run_left;		/* each page's: it and the pages after it in its run */
 	unsigned int nr_pages;
 };
 

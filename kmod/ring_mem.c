@@ -80,8 +80,10 @@ static int mgcap_ring_mem_fill(struct mgcap_ring_mem *mem, unsigned int first,
 		/* each page with its own count: mapped and pinned one by one */
 		if (order)
 			split_page(run, order);
-		for (j = 0; j < 1U << order; j++)
-			mem->pages[i++] = run + j;
+		for (j = 0; j < 1U << order; j++, i++) {
+			mem->pages[i] = run + j;
+			mem->run_left[i] = (1U << order) - j;
+		}
 		cond_resched();
 	}
 	return 0;
@@ -99,8 +101,9 @@ int mgcap_ring_mem_alloc(struct mgcap_ring_mem *mem, size_t size, gfp_t gfp)
 	gfp |= __GFP_ZERO;
 	mem->nr_pages = nr;
 	mem->pages = kvmalloc_array(nr, sizeof(*mem->pages), gfp & ~__GFP_ZERO);
-	if (!mem->pages)
-		return -ENOMEM;
+	mem->run_left = kvmalloc(nr, gfp & ~__GFP_ZERO);
+	if (!mem->pages || !mem->run_left)
+		goto free_array;
 	if (mgcap_ring_mem_fill(mem, 0, 1, 0, gfp))
 		goto free_array;
 	if (mgcap_ring_mem_fill(mem, 1, nr - 1, MGCAP_RING_RUN_ORDER, gfp))
@@ -112,6 +115,7 @@ int mgcap_ring_mem_alloc(struct mgcap_ring_mem *mem, size_t size, gfp_t gfp)
 free_first:
 	mgcap_ring_mem_put_pages(mem, 0, 1);
 free_array:
+	kvfree(mem->run_left);
 	kvfree(mem->pages);
 	return -ENOMEM;
 }
@@ -124,6 +128,7 @@ void mgcap_ring_mem_free(struct mgcap_ring_mem *mem)
 {
 	vunmap(mem->addr);
 	mgcap_ring_mem_put_pages(mem, 0, mem->nr_pages);
+	kvfree(mem->run_left);
 	kvfree(mem->pages);
 }
 
@@ -153,51 +158,47 @@ bool mgcap_ring_mem_held(const struct mgcap_ring_mem *mem)
 }
 
 /*
- * Whether @page follows @prev in memory: as the block layer sees it (the
- * frame number) and as the vectors' readers step through it (the struct
- * page)
+ * The vectors of @nr data pages of @mem from data page @first on (wrapping
+ * at the data area's end), one a run, into @bv unless it is NULL: how many.
+ * A run's pages are one allocation's, split, so they follow each other both
+ * as the block layer sees them (the frame numbers) and as a vector's reader
+ * steps through them (the struct pages); no run crosses the data area's end.
  */
-static bool mgcap_page_follows(const struct page *prev, const struct page *page)
+static unsigned int mgcap_ring_mem_bvecs(const struct mgcap_ring_mem *mem, unsigned int first,
+					 unsigned int nr, struct bio_vec *bv)
 {
-	return page == prev + 1 && page_to_pfn(page) == page_to_pfn(prev) + 1;
+	unsigned int data_pages = mem->nr_pages - 1, at = first, n = 0, len;
+
+	for (; nr; nr -= len, n++) {
+		len = min_t(unsigned int, nr, mem->run_left[1 + at]);
+		if (bv)
+			bvec_set_page(&bv[n], mem->pages[1 + at], len << PAGE_SHIFT, 0);
+		at += len;
+		if (at == data_pages)
+			at = 0;
+	}
+	return n;
 }
 
 /*
  * @nr data pages of @mem from data page @first on (wrapping at the data
- * area's end) written to @file at @pos, from the pages themselves: one
- * vector a run of pages that follow each other in memory, counted first,
- * so that the vectors take a few kilobytes for the largest ring (runs of
- * 64 KiB), not one a page.  The bytes written, or an error, as
- * vfs_iter_write().
+ * area's end) written to @file at @pos, from the pages themselves, one
+ * vector a run of up to 64 KiB: the vectors are counted first, so that
+ * they take a sixteenth of what one a page would.  The bytes written, or an
+ * error, as vfs_iter_write().
  */
 ssize_t mgcap_ring_mem_write(const struct mgcap_ring_mem *mem, unsigned int first,
 			     unsigned int nr, struct file *file, loff_t pos)
 {
-	struct page **data = mem->pages + 1;
-	unsigned int data_pages = mem->nr_pages - 1, nvec = 1, at, i;
+	unsigned int nvec = mgcap_ring_mem_bvecs(mem, first, nr, NULL);
 	struct iov_iter iter;
 	struct bio_vec *bv;
 	ssize_t ret;
 
-	for (i = 1, at = first; i < nr; i++) {
-		unsigned int next = at + 1 == data_pages ? 0 : at + 1;
-
-		nvec += !mgcap_page_follows(data[at], data[next]);
-		at = next;
-	}
 	bv = kvmalloc_array(nvec, sizeof(*bv), GFP_KERNEL_ACCOUNT);
 	if (!bv)
 		return -ENOMEM;
-	bvec_set_page(&bv[0], data[first], PAGE_SIZE, 0);
-	for (i = 1, at = first, nvec = 1; i < nr; i++) {
-		unsigned int next = at + 1 == data_pages ? 0 : at + 1;
-
-		if (mgcap_page_follows(data[at], data[next]))
-			bv[nvec - 1].bv_len += PAGE_SIZE;
-		else
-			bvec_set_page(&bv[nvec++], data[next], PAGE_SIZE, 0);
-		at = next;
-	}
+	mgcap_ring_mem_bvecs(mem, first, nr, bv);
 	iov_iter_bvec(&iter, ITER_SOURCE, bv, nvec, (size_t)nr << PAGE_SHIFT);
 	ret = mgcap_vfs_iter_write(file, &iter, &pos);
 	kvfree(bv);
