@@ -265,9 +265,12 @@ static long mgcap_ioctl_write_pages(struct mgcap_ring *ring, void __user *arg)
  */
 static int mgcap_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 {
+	u8 cmd[MGCAP_URING_CMD_ROOM];
 	struct mgcap_write_pages req;
 	long ret;
 
+	BUILD_BUG_ON(MGCAP_URING_CMD_ROOM !=
+		     2 * sizeof(struct io_uring_sqe) - offsetof(struct io_uring_sqe, cmd));
 	if (ioucmd->cmd_op != MGCAP_URING_CMD_WRITE_PAGES)
 		return -ENOTTY;
 	/* (the command is larger than a 64-byte entry's room) */
@@ -276,7 +279,11 @@ static int mgcap_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags
 	if (issue_flags & IO_URING_F_NONBLOCK)
 		return -EAGAIN;
 	/* once: the entry may be user space's memory */
-	memcpy(&req, mgcap_uring_cmd_payload(ioucmd), sizeof(req));
+	memcpy(cmd, mgcap_uring_cmd_payload(ioucmd), sizeof(cmd));
+	/* (the room after the command is 0: a later version's fields may go there) */
+	if (memchr_inv(cmd + sizeof(req), 0, sizeof(cmd) - sizeof(req)))
+		return -EINVAL;
+	memcpy(&req, cmd, sizeof(req));
 	ret = mgcap_write_ring_pages(ioucmd->file->private_data, &req);
 	/* (no system call to restart: the write was interrupted) */
 	if (ret == -ERESTARTSYS || ret == -ERESTARTNOINTR || ret == -ERESTARTNOHAND ||

@@ -115,6 +115,8 @@ static int queue_write(struct paged_writes *w, unsigned int n)
 	if (s->by_module) {
 		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, w->ring_fd, NULL, 0, 0);
 		sqe->cmd_op = MGCAP_URING_CMD_WRITE_PAGES;
+		/* (a reused entry holds what the last one left after the command) */
+		memset(sqe->cmd, 0, MGCAP_URING_CMD_ROOM);
 		memcpy(sqe->cmd, &req, sizeof(req));
 		/*
 		 * Straight to io_uring's worker, the entry copied at submission:

@@ -472,7 +472,8 @@ struct mgcap_write_pages {
  * The same through io_uring, several in flight: IORING_OP_URING_CMD on the
  * queue's node, cmd_op MGCAP_URING_CMD_WRITE_PAGES, the struct
  * mgcap_write_pages in the entry's cmd (a ring set up with
- * IORING_SETUP_SQE128, not IORING_SETUP_IOPOLL); its result the bytes
+ * IORING_SETUP_SQE128, not IORING_SETUP_IOPOLL), the rest of the entry's
+ * cmd 0 (EINVAL otherwise: room for later fields); its result the bytes
  * written, or -errno.  The write blocks, so it is made in io_uring's
  * workers: ask for that with IOSQE_ASYNC, which also has the entry copied
  * at submission (6.10 to 6.13 may otherwise read a command from its entry
@@ -481,6 +482,8 @@ struct mgcap_write_pages {
  * registered file is not taken).
  */
 #define MGCAP_URING_CMD_WRITE_PAGES	1
+/* the bytes of an entry's cmd with IORING_SETUP_SQE128: the command, then 0 */
+#define MGCAP_URING_CMD_ROOM		80
 
 /*
  * Generic netlink family MGCAP_GENL_NAME.  START, SET and GET reply with
