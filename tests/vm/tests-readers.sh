@@ -265,7 +265,11 @@ filtered_capture() {
 }
 
 t_readers_kernel_filter_rejects_before_the_ring() {
-	setup 2 && $MGCAP start mgt0 >/dev/null || return 1
+	# Drop mode: the merged read of a burst holds a quiet queue 100 ms at
+	# most, and on the KASAN kernel, beside two other VMs, a NAPI poll of
+	# frames through the stack (mirror mode) took longer: 86 frames out of
+	# stamp order in the unfiltered capture (make check-debug, stop 47)
+	setup 2 && $MGCAP start mgt0 mode drop >/dev/null || return 1
 	filtered_capture port 'udp src port 10001' || return 1
 	[ "$captured" = 2000 ] && [ "$filtered" = 2000 ] ||
 		bad "the kernel let $captured through and rejected $filtered, not 2000 and 2000"
@@ -274,7 +278,7 @@ t_readers_kernel_filter_rejects_before_the_ring() {
 	# no expression: tcpdump's program keeps every frame, not worth running in
 	# the kernel (a new capture each time: the first reader's counters are the
 	# capture ring's)
-	$MGCAP stop mgt0 && $MGCAP start mgt0 >/dev/null || return 1
+	$MGCAP stop mgt0 && $MGCAP start mgt0 mode drop >/dev/null || return 1
 	filtered_capture all '' || return 1
 	[ "$captured" = 4000 ] && [ "$filtered" = 0 ] && [ "$filter_len" = 0 ] ||
 		bad "no expression: $captured through, $filtered rejected, a kernel filter of" \
@@ -282,7 +286,7 @@ t_readers_kernel_filter_rejects_before_the_ring() {
 	$PCAPCHECK "$TMP/all.pcap" --queues 2 --count 2000 || return 1
 	# tags the NIC stripped: the program cannot see them, so the kernel lets
 	# every frame through and tcpdump's own copy of the filter decides
-	$MGCAP stop mgt0 && $MGCAP start mgt0 >/dev/null || return 1
+	$MGCAP stop mgt0 && $MGCAP start mgt0 mode drop >/dev/null || return 1
 	echo 10 >/sys/class/net/mgt0/mgtestnic/vlan_tci
 	filtered_capture vlan 'vlan 10 and udp src port 10001' || return 1
 	[ "$captured" = 4000 ] && [ "$filtered" = 0 ] ||
