@@ -271,6 +271,7 @@ static int mgcap_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags
 
 	BUILD_BUG_ON(MGCAP_URING_CMD_ROOM !=
 		     2 * sizeof(struct io_uring_sqe) - offsetof(struct io_uring_sqe, cmd));
+	BUILD_BUG_ON(sizeof(req) > MGCAP_URING_CMD_ROOM);
 	if (ioucmd->cmd_op != MGCAP_URING_CMD_WRITE_PAGES)
 		return -ENOTTY;
 	/* (the command is larger than a 64-byte entry's room) */

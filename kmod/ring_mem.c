@@ -169,6 +169,8 @@ static unsigned int mgcap_ring_mem_bvecs(const struct mgcap_ring_mem *mem, unsig
 {
 	unsigned int data_pages = mem->nr_pages - 1, at = first, n = 0, len;
 
+	/* (a run's length must fit run_left's byte) */
+	BUILD_BUG_ON((1U << MGCAP_RING_RUN_ORDER) > U8_MAX);
 	for (; nr; nr -= len, n++) {
 		len = min_t(unsigned int, nr, mem->run_left[1 + at]);
 		if (bv)
@@ -183,9 +185,9 @@ static unsigned int mgcap_ring_mem_bvecs(const struct mgcap_ring_mem *mem, unsig
 /*
  * @nr data pages of @mem from data page @first on (wrapping at the data
  * area's end) written to @file at @pos, from the pages themselves, one
- * vector a run of up to 64 KiB: the vectors are counted first, so that
- * they take a sixteenth of what one a page would.  The bytes written, or an
- * error, as vfs_iter_write().
+ * vector a run: the vectors are counted first, so that where the allocator
+ * gave whole runs they take a sixteenth of what one a page would (one a
+ * page at worst).  The bytes written, or an error, as vfs_iter_write().
  */
 ssize_t mgcap_ring_mem_write(const struct mgcap_ring_mem *mem, unsigned int first,
 			     unsigned int nr, struct file *file, loff_t pos)

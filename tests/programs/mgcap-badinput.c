@@ -669,11 +669,11 @@ static int file_holds_ring(const struct mgcap_reader *r, int fd, uint64_t at, ui
 
 /*
  * MGCAP_URING_CMD_WRITE_PAGES (@cmd_op) of @req, in a ring set up with
- * @setup_flags, the last byte of the entry's cmd @last: its result, or the
- * ring's -errno
+ * @setup_flags, byte @at of the entry's cmd after the command 1 (none: 0):
+ * its result, or the ring's -errno
  */
-static int uring_write_pages_last(int ring_fd, const struct mgcap_write_pages *req,
-				  uint32_t cmd_op, unsigned int setup_flags, uint8_t last)
+static int uring_write_pages_at(int ring_fd, const struct mgcap_write_pages *req,
+				uint32_t cmd_op, unsigned int setup_flags, size_t at)
 {
 	struct io_uring uring;
 	struct io_uring_sqe *sqe;
@@ -688,7 +688,8 @@ static int uring_write_pages_last(int ring_fd, const struct mgcap_write_pages *r
 	/* (a 64-byte entry has room for 16 bytes of command: the kernel must not read on) */
 	if (setup_flags & IORING_SETUP_SQE128) {
 		memcpy(sqe->cmd, req, sizeof(*req));
-		sqe->cmd[MGCAP_URING_CMD_ROOM - 1] = last;
+		if (at)
+			sqe->cmd[at] = 1;
 	}
 	ret = io_uring_submit_and_wait(&uring, 1);
 	if (ret >= 0)
@@ -704,7 +705,7 @@ static int uring_write_pages_last(int ring_fd, const struct mgcap_write_pages *r
 static int uring_write_pages(int ring_fd, const struct mgcap_write_pages *req, uint32_t cmd_op,
 			     unsigned int setup_flags)
 {
-	return uring_write_pages_last(ring_fd, req, cmd_op, setup_flags, 0);
+	return uring_write_pages_at(ring_fd, req, cmd_op, setup_flags, 0);
 }
 
 static void check_uring(int res, int want, const char *name)
@@ -785,9 +786,12 @@ static void write_pages_cases(const char *dev)
 	      "... as its mapping holds it", NULL);
 	check_uring(uring_write_pages(r.fd, &req, MGCAP_URING_CMD_WRITE_PAGES, 0), -EINVAL,
 		    "an io_uring command in a 64-byte entry");
-	check_uring(uring_write_pages_last(r.fd, &req, MGCAP_URING_CMD_WRITE_PAGES,
-					   IORING_SETUP_SQE128, 1), -EINVAL,
-		    "an io_uring command with a byte after it not 0");
+	check_uring(uring_write_pages_at(r.fd, &req, MGCAP_URING_CMD_WRITE_PAGES,
+					 IORING_SETUP_SQE128, sizeof(req)), -EINVAL,
+		    "an io_uring command with the byte right after it not 0");
+	check_uring(uring_write_pages_at(r.fd, &req, MGCAP_URING_CMD_WRITE_PAGES,
+					 IORING_SETUP_SQE128, MGCAP_URING_CMD_ROOM - 1), -EINVAL,
+		    "an io_uring command with the entry's last byte not 0");
 	/* (a polled ring completes a command by the file's poll, which the module has not) */
 	check_uring(uring_write_pages(r.fd, &req, MGCAP_URING_CMD_WRITE_PAGES,
 				      IORING_SETUP_SQE128 | IORING_SETUP_IOPOLL), -EOPNOTSUPP,
