@@ -981,7 +981,8 @@ def main():
                   "round that owes it. The capture path alone is the limit: the module's "
                   "copy and a reader that only consumes, woken at the same fill of its "
                   "ring as mgdump --per-queue's threads (an eighth, 4 MiB at most), so "
-                  "that what mgdump adds is its writing, not wakeups it saves. Under icount a copy counts one "
+                  "that what mgdump adds is its writing, not wakeups it saves. Under "
+                  "icount a copy counts one "
                   "instruction a byte, so a copy in user space shows as a cost that grows "
                   "with the frame. Every contender must have every frame made, by its own "
                   "count and by capinfos's count of its file, or its row shows as failed.",

@@ -101,7 +101,8 @@ vm() {
 	# No self-tests of the crypto algorithms: under icount, on a busy host,
 	# udev killed the worker loading aesni_intel while it waited for its
 	# test, a WARNING that failed two runs at their end (stop 47).
-	MGCAP_VM_APPEND="clocksource=tsc tsc=reliable cryptomgr.notests=1" MGCAP_VM_MEMORY=2G MGCAP_VM_CPUS=$cpus \
+	MGCAP_VM_APPEND="clocksource=tsc tsc=reliable cryptomgr.notests=1" \
+		MGCAP_VM_MEMORY=2G MGCAP_VM_CPUS=$cpus \
 		MGCAP_VM_QEMU=${MGCAP_VM_QEMU:-$(command -v qemu-system-x86_64)} \
 		MGCAP_VM_QEMU_OPTS=$qemu MGCAP_VM_NICS= MGCAP_VM_TIMEOUT=${MGCAP_VM_TIMEOUT:-3600} \
 		sh "$src/tests/vm/run-vm.sh" "$kver" "$out" \

@@ -476,10 +476,10 @@ struct mgcap_write_pages {
  * cmd 0 (EINVAL otherwise: room for later fields); its result the bytes
  * written, or -errno.  The write blocks, so it is made in io_uring's
  * workers: ask for that with IOSQE_ASYNC, which also has the entry copied
- * at submission (some 6.10 to 6.13 kernels may otherwise read a command from its entry
- * after the next submissions reused it).  @fd is looked up when the write
- * is made, not at submission: keep it open until the completion (a
- * registered file is not taken).
+ * at submission (some 6.10 to 6.13 kernels may otherwise read a command
+ * from its entry after the next submissions reused it).  @fd is looked up
+ * when the write is made, not at submission: keep it open until the
+ * completion (a registered file is not taken).
  */
 #define MGCAP_URING_CMD_WRITE_PAGES	1
 /* the bytes of an entry's cmd with IORING_SETUP_SQE128: the command, then 0 */
